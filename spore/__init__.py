@@ -1,0 +1,61 @@
+"""Spore: MindSpore's programming model (PyNative and Graph mode) on NumPy.
+
+``import spore as ms`` runs MindSpore programs with MindSpore's names, defaults
+and numerics; ``spore run script.py`` runs an unmodified MindSpore script.
+"""
+import warnings as _warnings
+
+# NumPy floating-point warnings raised inside Spore's kernels (log(0), x/0) are not
+# errors in MindSpore either; user code keeps NumPy's behaviour.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"spore(\.|$)")
+
+__version__ = "0.1.0"
+
+from . import _dtype as dtype                     # noqa: E402  (ms.dtype namespace)
+from ._dtype import (bool_ as bool_, int8 as int8, int16 as int16, int32 as int32,  # noqa: E402
+                     int64 as int64, uint8 as uint8, uint16 as uint16, uint32 as uint32,
+                     uint64 as uint64, float16 as float16, float32 as float32,
+                     float64 as float64, bfloat16 as bfloat16, complex64 as complex64,
+                     complex128 as complex128, float_ as float_, int_ as int_, uint as uint,
+                     number as number, string as string, list_ as list_, tuple_ as tuple_,
+                     tensor_type as tensor_type, type_none as type_none,
+                     dtype_to_nptype as dtype_to_nptype, pytype_to_dtype as pytype_to_dtype,
+                     dtype_to_pytype as dtype_to_pytype)
+from ._tensor import Tensor as Tensor             # noqa: E402
+from ._parameter import Parameter as Parameter, ParameterTuple as ParameterTuple  # noqa: E402
+from ._context import (set_context as set_context, get_context as get_context,  # noqa: E402
+                       GRAPH_MODE as GRAPH_MODE, PYNATIVE_MODE as PYNATIVE_MODE,
+                       STRICT as STRICT, COMPATIBLE as COMPATIBLE, LAX as LAX,
+                       set_device as set_device, get_current_device as get_current_device,
+                       set_auto_parallel_context as set_auto_parallel_context,
+                       get_auto_parallel_context as get_auto_parallel_context,
+                       reset_auto_parallel_context as reset_auto_parallel_context)
+from ._random import set_seed as set_seed, get_seed as get_seed  # noqa: E402
+from . import ops as ops                          # noqa: E402
+from . import _tensor_methods                     # noqa: E402,F401  (attaches Tensor methods)
+from . import context as context                  # noqa: E402
+from .ops import grad as grad, value_and_grad as value_and_grad  # noqa: E402
+
+float = float32
+double = float64
+half = float16
+single = float32
+int = int32
+long = int64
+short = int16
+byte = int8
+ubyte = uint8
+bool = bool_
+intc = int32
+intp = int64
+cfloat = complex64
+cdouble = complex128
+
+
+def tensor(input_data=None, dtype=None, **kwargs):
+    """``ms.tensor(data, dtype)``: same as ``Tensor(data, dtype)``."""
+    return Tensor(input_data, dtype, **kwargs)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)

@@ -1,0 +1,222 @@
+"""The gradient tape: PyNative's recorded graph, with values attached.
+
+NOTE: [Tape]
+While ``ops.grad`` / ``value_and_grad`` run a function, a tape handler sits at
+the dispatch point (see ``_core/primitive.py``). Each op call whose inputs
+depend on a watched tensor appends a ``Record`` (primitive, attributes, value
+ids of its inputs and outputs, and only the forward values its gradient rule
+declared it needs). Value ids live on the tensors (``Tensor._tape_ref``, a dict
+``{tape serial: value id}``), so the tape never keeps a tensor alive that no
+rule needs. Tapes nest (grad of grad): every active tape records, and the ops
+a rule runs while an outer tape is active are recorded on the outer tape.
+
+In-place writes (``assign``, ``__setitem__``, ``add_`` ...) are recorded as
+their functional form producing a *new* value id for the same tensor object.
+Saved values a write would clobber are copied first (copy on write); writes
+through aliases the tape cannot follow (views) raise instead of giving a
+silently wrong gradient.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+
+_serials = itertools.count(1)
+_active = []  # tapes currently recording, outermost first
+
+
+class Record:
+    __slots__ = ("prim", "attrs", "in_ids", "inputs", "out_ids", "output", "out_avals")
+
+    def __init__(self, prim, attrs, in_ids, inputs, out_ids, output, out_avals):
+        self.prim = prim
+        self.attrs = attrs
+        self.in_ids = in_ids
+        self.inputs = inputs
+        self.out_ids = out_ids
+        self.output = output
+        self.out_avals = out_avals
+
+
+class Tape:
+    def __init__(self):
+        self.serial = next(_serials)
+        self.records = []
+        self._next_id = 0
+        self._watched = []
+        self._viewed = set()   # id() of arrays that recorded ops returned views of
+
+    # -- values -------------------------------------------------------------
+    def new_id(self, tensor):
+        i = self._next_id
+        self._next_id += 1
+        ref = tensor._tape_ref
+        if ref is None:
+            tensor._tape_ref = {self.serial: i}
+        else:
+            ref[self.serial] = i
+        return i
+
+    def id_of(self, tensor):
+        ref = tensor._tape_ref
+        if ref is None:
+            return None
+        return ref.get(self.serial)
+
+    def watch(self, tensor):
+        """Make ``tensor`` a source; returns its value id."""
+        self._watched.append(tensor)
+        return self.new_id(tensor)
+
+    def release(self):
+        """Forget the value ids this tape put on long-lived source tensors."""
+        for t in self._watched:
+            ref = t._tape_ref
+            if ref is not None:
+                ref.pop(self.serial, None)
+                if not ref:
+                    t._tape_ref = None
+        self._watched = []
+
+    # -- recording ------------------------------------------------------------
+    def record(self, prim, args, attrs, in_ids, out):
+        needs = prim.grad_inputs
+        inputs = tuple(_saved(a, i in needs) for i, a in enumerate(args))
+        if type(out) is tuple:
+            out_ids = tuple(self.new_id(o) for o in out)
+            out_avals = tuple(ShapedArray(o._data.shape, o._data.dtype) for o in out)
+        else:
+            out_ids = (self.new_id(out),)
+            out_avals = (ShapedArray(out._data.shape, out._data.dtype),)
+            if prim.kind == "view":
+                self._note_view(out)
+        saved_out = out if prim.grad_output else None
+        self.records.append(Record(prim, attrs, in_ids, inputs, out_ids, saved_out, out_avals))
+
+    def _note_view(self, out):
+        base = getattr(out._data, "base", None)
+        if base is not None:
+            self._viewed.add(id(base))
+            while getattr(base, "base", None) is not None:
+                base = base.base
+                self._viewed.add(id(base))
+
+    # -- in-place writes ------------------------------------------------------
+    def before_write(self, target):
+        """Protect saved values from an in-place write to ``target``."""
+        arr = target._data
+        if self.id_of(target) is not None and (
+                id(arr) in self._viewed or getattr(arr, "base", None) is not None):
+            raise RuntimeError(
+                "In-place update of a tensor that shares memory with another tensor (a view such "
+                "as t[0], t.reshape(...), t.T) inside a gradient computation is not supported: "
+                "the gradient could not follow the write. Use an out-of-place op instead, e.g. "
+                "ops.tensor_scatter_update or ops.masked_fill.")
+        for rec in self.records:
+            if rec.output is not None and _shares(rec.output, arr):
+                rec.output = _protect(rec.output, arr)
+            if any(isinstance(x, P._Tensor) and _shares(x, arr) for x in rec.inputs):
+                rec.inputs = tuple(_protect(x, arr) if isinstance(x, P._Tensor) else x
+                                   for x in rec.inputs)
+
+
+def _shares(t, arr):
+    d = t._data
+    return d is arr or (type(d) is np.ndarray and type(arr) is np.ndarray
+                        and np.may_share_memory(d, arr))
+
+
+def _protect(t, arr):
+    """A snapshot of ``t`` if the write to ``arr`` would change it."""
+    d = t._data
+    if d is arr or not isinstance(d, np.ndarray) or np.may_share_memory(d, arr):
+        if d is arr or getattr(arr, "base", None) is d or d.base is None or d.base is arr:
+            snap = P.wrap(d.copy())
+            snap._tape_ref = t._tape_ref
+            return snap
+        raise RuntimeError(
+            "In-place update of memory that a gradient computation still needs, through a "
+            "different view of it. Use an out-of-place op instead.")
+    return t
+
+
+def _saved(a, needed):
+    if isinstance(a, P._Tensor):
+        if needed:
+            return a
+        d = a._data
+        return ShapedArray(d.shape, d.dtype)
+    return a
+
+
+# ---------------------------------------------------------------------------
+# The tape handler
+# ---------------------------------------------------------------------------
+def _make_handler(below):
+    def tape_handler(prim, args, attrs):
+        if prim.inplace_of is not None:
+            return _inplace(prim, args, attrs, below)
+        out = below(prim, args, attrs)
+        if prim.nondiff:
+            return out
+        for tape in _active:
+            in_ids = None
+            for i, a in enumerate(args):
+                ref = getattr(a, "_tape_ref", None)
+                if ref is not None:
+                    vid = ref.get(tape.serial)
+                    if vid is not None:
+                        if in_ids is None:
+                            in_ids = [None] * len(args)
+                        in_ids[i] = vid
+            if in_ids is not None:
+                tape.record(prim, args, attrs, tuple(in_ids), out)
+        return out
+    return tape_handler
+
+
+def _inplace(prim, args, attrs, below):
+    target = args[0]
+    fprim = P.get(prim.inplace_of)
+    involved = []
+    for tape in _active:
+        ids = [tape.id_of(a) if isinstance(a, P._Tensor) else None for a in args]
+        tape.before_write(target)
+        if any(i is not None for i in ids):
+            old = (P.wrap(target._data.copy()) if 0 in fprim.grad_inputs else target)
+            involved.append((tape, tuple(ids), old))
+    out = below(prim, args, attrs)
+    for tape, ids, old in involved:
+        fargs = (old,) + tuple(args[1:])
+        # the write produced a new value of the same tensor object: give it a new id
+        tape.record(fprim, fargs, attrs, ids, target)
+    return out
+
+
+class recording:
+    """Context manager: a tape is recording for the duration of the ``with``."""
+
+    def __init__(self, tape):
+        self.tape = tape
+        self._scope = None
+
+    def __enter__(self):
+        if not _active:
+            self._scope = P.handler_scope(_make_handler)
+            self._scope.__enter__()
+        _active.append(self.tape)
+        return self.tape
+
+    def __exit__(self, *exc):
+        _active.remove(self.tape)
+        if self._scope is not None:
+            self._scope.__exit__(*exc)
+        return False
+
+
+def is_recording():
+    return bool(_active)

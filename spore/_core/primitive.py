@@ -1,0 +1,384 @@
+"""The primitive registry and the one dispatch point every op call goes through.
+
+NOTE: [Dispatch]
+Every public op name (``ops.add``, ``ops.Add()(x, y)``, ``Tensor.add``,
+``Tensor.__add__``) ends in ``Primitive.__call__``. It looks at one module
+global, the *handler*:
+
+* ``None`` (the common case): run the kernel now (``Primitive.eager``);
+* otherwise the handler decides: the gradient tape records the call and then
+  runs it; a graph capture adds a node to the graph being built.
+
+Ops never look at the execution mode themselves; whoever installs a handler
+(``ops.grad``, ``jit``) chooses what a call means. Handlers nest: a handler
+receives the handler below it and calls it to compute the value.
+
+NOTE: [Primitive]
+A primitive is defined once, with everything about it on one screen:
+kernel factory (``make(xp) -> kernel(*arrays, **attrs)``, so each backend gets
+its own kernel), dtype policy, shape/dtype rule (``infer``), gradient rule,
+fusion kind and effect flag. Inputs are positional (tensors or weak Python
+scalars); attributes are keywords and are static (hashable) values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from . import backend as B
+
+# ---------------------------------------------------------------------------
+# The handler slot
+# ---------------------------------------------------------------------------
+_handler = None
+_handler_stack = []
+
+
+class handler_scope:
+    """Install ``make(below)`` as the active handler for the duration of a ``with``.
+
+    ``make`` receives the handler below (a callable ``(prim, args, attrs)``) and
+    returns the new handler.
+    """
+
+    def __init__(self, make):
+        self._make = make
+
+    def __enter__(self):
+        global _handler
+        below = _handler if _handler is not None else _eager_handler
+        _handler_stack.append(_handler)
+        _handler = self._make(below)
+        return _handler
+
+    def __exit__(self, *exc):
+        global _handler
+        _handler = _handler_stack.pop()
+        return False
+
+
+def current_handler():
+    return _handler
+
+
+def _eager_handler(prim, args, attrs):
+    return prim.eager(args, attrs)
+
+
+# ---------------------------------------------------------------------------
+# Tensor wrapping (the Tensor class registers itself here to avoid an import cycle)
+# ---------------------------------------------------------------------------
+_Tensor = None
+_ndarray = np.ndarray
+
+
+def _set_tensor_class(cls):
+    global _Tensor
+    _Tensor = cls
+
+
+def wrap(arr):
+    """A new Tensor around a backend array (NumPy scalars become 0-d arrays)."""
+    if type(arr) is not _ndarray and not isinstance(arr, B.CPU.array_type):
+        arr = _as_array(arr)
+    t = _Tensor.__new__(_Tensor)
+    t._data = arr
+    t._tape_ref = None
+    return t
+
+
+def _as_array(x):
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    try:
+        B.of_array(x)
+        return x
+    except TypeError:
+        return np.asarray(x)
+
+
+def wrap_out(out):
+    if type(out) is tuple:
+        return tuple(wrap(o) for o in out)
+    return wrap(out)
+
+
+# ---------------------------------------------------------------------------
+# dtype policies for elementwise primitives
+# ---------------------------------------------------------------------------
+class PrimitiveTypeError(TypeError):
+    pass
+
+
+def _dname(npd):
+    return str(D.dtype_of(npd))
+
+
+def allow_all(prim, common):
+    return common
+
+
+def allow_numeric(prim, common):
+    """Any dtype except bool (bool is computed in the smallest int it fits)."""
+    return common
+
+
+def float_only(prim, common):
+    """Floating/complex inputs only (MindSpore's CPU kernels reject integers)."""
+    if common.kind in "fcV" or common == D.bfloat16.np:
+        return common
+    raise PrimitiveTypeError(
+        f"For '{prim.name}', the input must be a floating-point tensor "
+        f"(Float16, BFloat16, Float32, Float64), but got {_dname(common)}.")
+
+
+def int_to_float32(prim, common):
+    """Integers and bool are computed in float32 (MindSpore's true division)."""
+    if common.kind in "biu":
+        return np.dtype(np.float32)
+    return common
+
+
+def bool_or_int(prim, common):
+    if common.kind in "biu":
+        return common
+    raise PrimitiveTypeError(
+        f"For '{prim.name}', the input must be a bool or integer tensor, but got {_dname(common)}.")
+
+
+POLICIES = {"all": allow_all, "float": float_only, "int_to_float": int_to_float32,
+            "integer": bool_or_int}
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+# ---------------------------------------------------------------------------
+# Primitive
+# ---------------------------------------------------------------------------
+REGISTRY = {}
+
+KINDS = ("elementwise", "reduce", "opaque", "view")
+EFFECTS = (None, "random", "state", "print")
+
+
+class Primitive:
+    """One primitive operation (see NOTE: [Primitive])."""
+
+    __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
+                 "nondiff", "multiple_results", "policy", "_factory", "_kernels",
+                 "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "__weakref__")
+
+    def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
+                 multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
+                 prepare=None, doc=""):
+        if name in REGISTRY:
+            raise ValueError(f"primitive {name!r} is defined twice")
+        if kind not in KINDS:
+            raise ValueError(f"unknown fusion kind {kind!r}")
+        if effect not in EFFECTS:
+            raise ValueError(f"unknown effect {effect!r}")
+        self.name = name
+        self.kind = kind
+        self.effect = effect
+        self.infer = infer
+        self.grad = None
+        self.grad_inputs = ()      # indices of inputs whose *values* the rule needs
+        self.grad_output = False   # whether the rule needs the output value
+        self.nondiff = nondiff
+        self.multiple_results = multiple_results
+        self.policy = POLICIES[policy] if isinstance(policy, str) else policy
+        self.n_inputs = n_inputs
+        self.inplace_of = inplace_of
+        self.doc = doc
+        self._prepare = prepare
+        self._factory = make
+        self._kernels = {}
+        self._cpu = make(np)
+        self._kernels["CPU"] = self._cpu
+        if self.policy is not None and n_inputs == 2:
+            self.eager = self._eager_binary
+        elif self.policy is not None and n_inputs == 1:
+            self.eager = self._eager_unary
+        else:
+            self.eager = self._eager_generic
+        REGISTRY[name] = self
+
+    def __repr__(self):
+        return f"Prim[{self.name}]"
+
+    # -- gradient rule registration ---------------------------------------
+    def def_grad(self, inputs=(), output=False):
+        """Decorator: ``rule(attrs, inputs, output, dout) -> tuple of cotangents``.
+
+        ``inputs``: the input positions whose values the rule reads ("all" for
+        every one); other inputs reach the rule as shape/dtype-only avals.
+        ``output``: whether the rule reads the forward output.
+        """
+        def deco(rule):
+            self.grad = rule
+            self.grad_inputs = (tuple(range(self.n_inputs or 8)) if inputs == "all"
+                                else tuple(inputs))
+            self.grad_output = output
+            return rule
+        return deco
+
+    # -- dispatch -----------------------------------------------------------
+    def __call__(self, *args, **attrs):
+        if _handler is None:
+            return self.eager(args, attrs)
+        return _handler(self, args, attrs)
+
+    def kernel(self, backend):
+        k = self._kernels.get(backend.name)
+        if k is None:
+            k = self._kernels[backend.name] = self._factory(backend.xp)
+        return k
+
+    # -- eager execution ------------------------------------------------------
+    def _eager_binary(self, args, attrs):
+        x, y = args
+        if type(x) is _Tensor and type(y) is _Tensor:
+            a = x._data
+            b = y._data
+            if a.dtype is b.dtype and type(a) is _ndarray and type(b) is _ndarray:
+                if self.policy(self, a.dtype) is a.dtype:
+                    try:
+                        out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
+                    except Exception as e:
+                        raise self._explain(e, (a, b), attrs) from None
+                    t = _Tensor.__new__(_Tensor)
+                    t._data = out if type(out) is _ndarray else np.asarray(out)
+                    t._tape_ref = None
+                    return t
+        return self._eager_generic(args, attrs)
+
+    def _eager_unary(self, args, attrs):
+        (x,) = args
+        if type(x) is _Tensor:
+            a = x._data
+            if type(a) is _ndarray and self.policy(self, a.dtype) is a.dtype:
+                try:
+                    out = self._cpu(a, **attrs) if attrs else self._cpu(a)
+                except Exception as e:
+                    raise self._explain(e, (a,), attrs) from None
+                t = _Tensor.__new__(_Tensor)
+                t._data = out if type(out) is _ndarray else np.asarray(out)
+                t._tape_ref = None
+                return t
+        return self._eager_generic(args, attrs)
+
+    def _eager_generic(self, args, attrs):
+        arrays = self.prepare(args)
+        backend = _backend_of(arrays)
+        kernel = self._cpu if backend is B.CPU else self.kernel(backend)
+        try:
+            out = kernel(*arrays, **attrs)
+        except (TypeError, ValueError, IndexError, RuntimeError) as e:
+            raise self._explain(e, arrays, attrs) from None
+        except Exception as e:
+            raise self._explain(e, arrays, attrs) from None
+        if self.multiple_results:
+            return tuple(wrap(o) for o in out)
+        return wrap(out)
+
+    def prepare(self, args):
+        """Unwrap tensors and apply the dtype policy; returns the kernel's inputs."""
+        if self._prepare is not None:
+            return self._prepare(args)
+        arrays = [_unwrap_input(self, a) for a in args]
+        if self.policy is not None:
+            arrays = self._apply_policy(arrays)
+        return arrays
+
+    def _apply_policy(self, arrays):
+        strong = None
+        weak = -1
+        backend = None
+        for a in arrays:
+            if isinstance(a, _SCALAR_TYPES):
+                weak = max(weak, D.scalar_category(a))
+            else:
+                d = D.dtype_of(a.dtype)
+                strong = d if strong is None else D.promote_types(strong, d)
+                backend = backend or B.of_array(a)
+        if strong is None:
+            common = D.result_type(*[a for a in arrays]).np
+        elif weak >= 0:
+            common = D.promote_with_scalar(strong, weak).np
+        else:
+            common = strong.np
+        compute = np.dtype(self.policy(self, common))
+        xp = (backend or B.CPU).xp
+        out = []
+        for a in arrays:
+            if isinstance(a, _SCALAR_TYPES):
+                if strong is None:
+                    a = xp.asarray(a, dtype=compute)
+                elif compute.kind in "iu" and isinstance(a, float):
+                    a = xp.asarray(a).astype(compute)
+                elif compute.kind == "b" and not isinstance(a, bool):
+                    a = xp.asarray(a, dtype=compute)
+                out.append(a)
+            elif a.dtype != compute:
+                out.append(a.astype(compute))
+            else:
+                out.append(a)
+        return out
+
+    def _explain(self, exc, arrays, attrs):
+        """Turn a kernel failure into an error that names the op (and, via infer, the argument)."""
+        if isinstance(exc, (PrimitiveTypeError, SporeError)):
+            return exc
+        if self.infer is not None:
+            try:
+                self.infer(attrs, *arrays)
+            except (TypeError, ValueError, IndexError) as good:
+                return good
+            except Exception:
+                pass
+        cls = type(exc) if isinstance(exc, (TypeError, ValueError, IndexError)) else RuntimeError
+        shapes = ", ".join(_describe(a) for a in arrays)
+        return cls(f"For '{self.name}', the operation failed for inputs ({shapes}): {exc}")
+
+
+class SporeError(Exception):
+    """Base of errors raised by Spore itself (never wrapped again)."""
+
+
+def _describe(a):
+    if isinstance(a, _SCALAR_TYPES):
+        return f"{type(a).__name__} {a!r}"
+    try:
+        return f"Tensor[{D.dtype_of(a.dtype)}]{list(a.shape)}"
+    except Exception:
+        return type(a).__name__
+
+
+def _backend_of(arrays):
+    for a in arrays:
+        if type(a) is _ndarray:
+            return B.CPU
+        if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.generic):
+            return B.of_array(a)
+    return B.CPU
+
+
+def _unwrap_input(prim, a):
+    if isinstance(a, _Tensor):
+        return a._data
+    if isinstance(a, _SCALAR_TYPES) or a is None:
+        return a
+    if isinstance(a, np.generic):
+        return a.item()
+    if isinstance(a, np.ndarray):
+        raise TypeError(
+            f"For '{prim.name}', a NumPy array cannot be an op input: got numpy.ndarray "
+            f"with shape {a.shape}. Wrap it as ms.Tensor(array) first "
+            f"(MindSpore rejects Tensor + numpy.ndarray too).")
+    if isinstance(a, (list, tuple)):
+        return _Tensor(a)._data
+    raise TypeError(f"For '{prim.name}', unsupported input of type {type(a).__name__}.")
+
+
+def get(name) -> Primitive:
+    return REGISTRY[name]

@@ -1,0 +1,102 @@
+"""Building blocks for defining primitives: elementwise families and shared rules."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._core import primitive as P
+from .._core.aval import ShapedArray, is_scalar, shape_of
+
+Primitive = P.Primitive
+
+
+def dtype_name(npd):
+    return str(D.dtype_of(npd))
+
+
+def broadcast_shapes(name, *shapes):
+    """NumPy broadcasting with MindSpore's error text."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        shown = " and ".join(f"{list(s)}" for s in shapes)
+        raise ValueError(f"For '{name}', the input shapes need to broadcast, but got {shown}: each "
+                         "pair of dimensions must be equal or one of them must be 1.") from None
+
+
+def common_dtype(xs):
+    """Promotion over inputs: arrays/avals are strong, Python scalars weak."""
+    return D.result_type(*[x if is_scalar(x) else D.dtype_of(x.dtype) for x in xs]).np
+
+
+def elementwise_infer(out_dtype=None):
+    """Shape rule of an elementwise primitive: broadcast; dtype from the policy."""
+    def infer(prim, attrs, *xs):
+        shape = broadcast_shapes(prim.name, *[shape_of(x) for x in xs])
+        compute = np.dtype(prim.policy(prim, common_dtype(xs)))
+        return ShapedArray(shape, out_dtype if out_dtype is not None else compute)
+    return infer
+
+
+def _bind_infer(prim, rule):
+    prim.infer = lambda attrs, *xs: rule(prim, attrs, *xs)
+    return prim
+
+
+def unary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc=""):
+    p = Primitive(name, make, kind="elementwise", policy=policy, n_inputs=1,
+                  nondiff=nondiff, doc=doc)
+    return _bind_infer(p, elementwise_infer(out_dtype))
+
+
+def binary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc=""):
+    p = Primitive(name, make, kind="elementwise", policy=policy, n_inputs=2,
+                  nondiff=nondiff, doc=doc)
+    return _bind_infer(p, elementwise_infer(out_dtype))
+
+
+def ufunc(fname):
+    """Kernel factory for a ufunc of the backend's array module."""
+    return lambda xp: getattr(xp, fname)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of input ``x`` (a Tensor, aval or scalar)."""
+    from .reduce import sum_p
+    from .array import reshape_p
+    shape = shape_of(x)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if axes:
+        g = sum_p(g, axis=axes, keepdims=False)
+    if tuple(g.shape) != shape:
+        g = reshape_p(g, shape=shape)
+    return g
+
+
+def cast_like(g, x):
+    """Cast a cotangent to the dtype of input ``x`` (weak scalars take no cotangent)."""
+    from .array import cast_p
+    if is_scalar(x):
+        return None
+    want = np_dtype(x)
+    if g._data.dtype != want:
+        return cast_p(g, dtype=want)
+    return g
+
+
+def np_dtype(x):
+    """NumPy dtype of a Tensor, array or aval."""
+    data = getattr(x, "_data", x)
+    return np.dtype(data.dtype)
+
+
+def grad_for(x, g):
+    """Unbroadcast and cast ``g`` to input ``x``; None for weak scalars."""
+    if is_scalar(x) or x is None:
+        return None
+    return cast_like(unbroadcast(g, x), x)

@@ -1,0 +1,83 @@
+"""Primitives that carry no arithmetic: identity, stop_gradient, depend and print.
+
+They matter to the machinery rather than to the numbers: ``identity`` makes a
+distinct value (gradient sources), ``stop_gradient`` cuts the tape, ``depend``
+orders side effects in a graph, ``print`` is a runtime effect.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+
+Primitive = P.Primitive
+
+
+def _same_infer(attrs, x, *rest):
+    return ShapedArray(tuple(x.shape), x.dtype)
+
+
+identity_p = Primitive("Identity", lambda xp: lambda x: x, kind="elementwise", n_inputs=1,
+                       infer=_same_infer)
+
+
+@identity_p.def_grad()
+def _identity_grad(attrs, inputs, out, dout):
+    return (dout,)
+
+
+stop_gradient_p = Primitive("StopGradient", lambda xp: lambda x: x, kind="elementwise",
+                            n_inputs=1, nondiff=True, infer=_same_infer)
+
+
+def _make_depend(xp):
+    def depend(value, *deps):
+        return value
+    return depend
+
+
+depend_p = Primitive("Depend", _make_depend, kind="opaque", infer=_same_infer)
+
+
+@depend_p.def_grad()
+def _depend_grad(attrs, inputs, out, dout):
+    return (dout,) + (None,) * (len(inputs) - 1)
+
+
+# ----------------------------------------------------------------- print
+def format_print_args(spec, tensors, graph_style=False):
+    """Lines printed by ops.Print: strings as-is, tensors in repr form, one per line."""
+    from .._tensor import format_repr
+    lines = []
+    for kind, value in spec:
+        if kind == "str":
+            lines.append(value)
+        else:
+            arr = tensors[value]
+            arr = arr if isinstance(arr, np.ndarray) else np.asarray(arr.get())
+            if graph_style:
+                lines.append(str(arr.item()) if arr.ndim == 0 else
+                             format_repr(arr, separator=" ").replace("value= ", "value="))
+            else:
+                lines.append(format_repr(arr))
+    return lines
+
+
+def _make_print(xp):
+    def print_(*tensors, spec, graph_style=False):
+        for line in format_print_args(spec, tensors, graph_style):
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        return np.zeros((), np.bool_)
+    return print_
+
+
+def _print_infer(attrs, *tensors):
+    return ShapedArray((), np.bool_)
+
+
+print_p = Primitive("Print", _make_print, kind="opaque", effect="print", nondiff=True,
+                    infer=_print_infer)

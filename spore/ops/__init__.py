@@ -1,0 +1,13 @@
+"""``spore.ops`` (``mindspore.ops``): functional ops, primitive classes and autodiff.
+
+Every name here is a thin adapter over one primitive or a composite of
+primitives (see ``docs/ops.md`` for which are primitives).
+"""
+from ._math import *          # noqa: F401,F403
+from ._reduce import *        # noqa: F401,F403
+from ._array import *         # noqa: F401,F403
+from ._linalg import *        # noqa: F401,F403
+from ._misc import *          # noqa: F401,F403
+from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
+                             GradOperation as GradOperation, vjp as vjp, jvp as jvp,
+                             jacrev as jacrev, jacfwd as jacfwd)

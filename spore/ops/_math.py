@@ -1,0 +1,531 @@
+"""Elementwise ops: MindSpore's functional signatures over the math primitives.
+
+Activations such as gelu, silu and softplus are composites of primitives (no
+gradient rule of their own).
+"""
+from __future__ import annotations
+
+import math
+
+from .._prims import math as M
+from .._prims.array import cast_p
+from .._prims.special import identity_p
+from ._utils import to_np_dtype
+
+# ----------------------------------------------------------------- arithmetic
+
+
+def add(input, other):
+    """``input + other`` with broadcasting and MindSpore's type promotion."""
+    return M.add_p(input, other)
+
+
+def sub(input, other):
+    return M.sub_p(input, other)
+
+
+subtract = sub
+
+
+def mul(input, other):
+    return M.mul_p(input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division; ``rounding_mode`` ``'floor'`` or ``'trunc'`` rounds the quotient."""
+    if rounding_mode is None:
+        return M.div_p(input, other)
+    if rounding_mode == "floor":
+        return M.floor_div_p(input, other)
+    if rounding_mode == "trunc":
+        q = M.div_p(input, other)
+        r = M.trunc_p(q)
+        dt = _common_int_dtype(input, other)
+        return cast_p(r, dtype=dt) if dt is not None else r
+    raise ValueError(f"For 'div', 'rounding_mode' must be None, 'floor' or 'trunc', "
+                     f"but got {rounding_mode!r}.")
+
+
+divide = div
+true_divide = div
+
+
+def _common_int_dtype(a, b):
+    from .._prims._base import common_dtype
+    from .._core.primitive import _unwrap_input
+    d = common_dtype([_unwrap_input(M.add_p, a), _unwrap_input(M.add_p, b)])
+    return d if d.kind in "iu" else None
+
+
+def floor_div(input, other):
+    return M.floor_div_p(input, other)
+
+
+floor_divide = floor_div
+
+
+def floor_mod(x, y):
+    return M.mod_p(x, y)
+
+
+def remainder(input, other):
+    return M.mod_p(input, other)
+
+
+mod = remainder
+
+
+def fmod(input, other):
+    return M.fmod_p(input, other)
+
+
+def pow(input, exponent):
+    return M.pow_p(input, exponent)
+
+
+def neg(input):
+    return M.neg_p(input)
+
+
+negative = neg
+
+
+def abs(input):
+    return M.abs_p(input)
+
+
+absolute = abs
+
+
+def exp(input):
+    return M.exp_p(input)
+
+
+def expm1(input):
+    return M.expm1_p(input)
+
+
+def log(input):
+    return M.log_p(input)
+
+
+def log1p(input):
+    return M.log1p_p(input)
+
+
+def log2(input):
+    return M.log2_p(input)
+
+
+def log10(input):
+    return M.mul_p(M.log_p(input), 1.0 / math.log(10.0))
+
+
+def exp2(input):
+    return M.pow_p(2.0, input) if not hasattr(input, "_data") else M.exp_p(
+        M.mul_p(input, math.log(2.0)))
+
+
+def sqrt(x):
+    return M.sqrt_p(x)
+
+
+def rsqrt(input):
+    return M.rsqrt_p(input)
+
+
+def square(input):
+    return M.square_p(input)
+
+
+def reciprocal(input):
+    return M.reciprocal_p(input)
+
+
+def sin(input):
+    return M.sin_p(input)
+
+
+def cos(input):
+    return M.cos_p(input)
+
+
+def tan(input):
+    return M.tan_p(input)
+
+
+def asin(input):
+    return M.asin_p(input)
+
+
+def acos(input):
+    return M.acos_p(input)
+
+
+def atan(input):
+    return M.atan_p(input)
+
+
+def atan2(input, other):
+    return M.atan2_p(input, other)
+
+
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+
+def sinh(input):
+    return M.sinh_p(input)
+
+
+def cosh(input):
+    return M.cosh_p(input)
+
+
+def tanh(input):
+    return M.tanh_p(input)
+
+
+def asinh(input):
+    return M.asinh_p(input)
+
+
+def acosh(input):
+    return M.acosh_p(input)
+
+
+def atanh(input):
+    return M.atanh_p(input)
+
+
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def erf(input):
+    return M.erf_p(input)
+
+
+def erfc(input):
+    return M.erfc_p(input)
+
+
+def floor(input):
+    return M.floor_p(input)
+
+
+def ceil(input):
+    return M.ceil_p(input)
+
+
+def round(input, *, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        return M.div_p(M.round_p(M.mul_p(input, scale)), scale)
+    return M.round_p(input)
+
+
+def trunc(input):
+    return M.trunc_p(input)
+
+
+fix = trunc
+
+
+def sign(input):
+    return M.sign_p(input)
+
+
+def maximum(input, other):
+    return M.maximum_p(input, other)
+
+
+def minimum(input, other):
+    return M.minimum_p(input, other)
+
+
+def fmax(input, other):
+    return M.maximum_p(input, other)
+
+
+def fmin(input, other):
+    return M.minimum_p(input, other)
+
+
+def clamp(input, min=None, max=None):
+    """Clip to ``[min, max]``; either bound may be None (not both)."""
+    if min is None and max is None:
+        raise ValueError("For 'clamp', at least one of 'min' and 'max' must not be None.")
+    out = input
+    if min is not None:
+        out = M.maximum_p(out, min)
+    if max is not None:
+        out = M.minimum_p(out, max)
+    if out is input:
+        out = identity_p(input)
+    return out
+
+
+clip = clamp
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    return clamp(x, clip_value_min, clip_value_max)
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``."""
+    return M.add_p(input, M.mul_p(weight, M.sub_p(end, input)))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return M.nan_to_num_p(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def where(condition, input=None, other=None):
+    """Select from ``input`` where ``condition`` holds, else ``other``."""
+    if input is None and other is None:
+        from ._array import nonzero
+        return nonzero(condition, as_tuple=True)
+    return M.where_p(condition, input, other)
+
+
+def select(cond, x, y):
+    return M.where_p(cond, x, y)
+
+
+# ----------------------------------------------------------------- comparisons and logic
+def equal(input, other):
+    return M.equal_p(input, other)
+
+
+eq = equal
+
+
+def not_equal(input, other):
+    return M.not_equal_p(input, other)
+
+
+ne = not_equal
+
+
+def greater(input, other):
+    return M.greater_p(input, other)
+
+
+gt = greater
+
+
+def greater_equal(input, other):
+    return M.greater_equal_p(input, other)
+
+
+ge = greater_equal
+
+
+def less(input, other):
+    return M.less_p(input, other)
+
+
+lt = less
+
+
+def less_equal(input, other):
+    return M.less_equal_p(input, other)
+
+
+le = less_equal
+
+
+def logical_and(input, other):
+    return M.logical_and_p(input, other)
+
+
+def logical_or(input, other):
+    return M.logical_or_p(input, other)
+
+
+def logical_xor(input, other):
+    return M.logical_xor_p(input, other)
+
+
+def logical_not(input):
+    return M.logical_not_p(input)
+
+
+def bitwise_and(input, other):
+    return M.bitwise_and_p(input, other)
+
+
+def bitwise_or(input, other):
+    return M.bitwise_or_p(input, other)
+
+
+def bitwise_xor(input, other):
+    return M.bitwise_xor_p(input, other)
+
+
+def bitwise_not(input):
+    return M.invert_p(input)
+
+
+invert = bitwise_not
+
+
+def bitwise_left_shift(input, other):
+    return M.left_shift_p(input, other)
+
+
+def bitwise_right_shift(input, other):
+    return M.right_shift_p(input, other)
+
+
+def isnan(input):
+    return M.isnan_p(input)
+
+
+def isinf(input):
+    return M.isinf_p(input)
+
+
+def isfinite(input):
+    return M.isfinite_p(input)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    diff = M.abs_p(M.sub_p(input, other))
+    tol = M.add_p(atol, M.mul_p(rtol, M.abs_p(other)))
+    close = M.less_equal_p(diff, tol)
+    if equal_nan:
+        close = M.logical_or_p(close, M.logical_and_p(M.isnan_p(input), M.isnan_p(other)))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    from .._prims.reduce import all_p
+    return bool(all_p(isclose(input, other, rtol, atol, equal_nan)).item())
+
+
+def equal_all(x, y):
+    return bool(x.shape == y.shape and all_reduce_equal(x, y))
+
+
+def all_reduce_equal(x, y):
+    from .._prims.reduce import all_p
+    return all_p(M.equal_p(x, y)).item()
+
+
+# ----------------------------------------------------------------- activations (composites)
+def sigmoid(input):
+    return M.sigmoid_p(input)
+
+
+def relu(input, inplace=False):
+    return M.relu_p(input)
+
+
+def relu6(x):
+    return M.minimum_p(M.relu_p(x), 6.0)
+
+
+def leaky_relu(input, alpha=0.2):
+    """``x`` where positive, ``alpha * x`` elsewhere (MindSpore's default alpha is 0.2)."""
+    return M.where_p(M.greater_p(input, 0), input, M.mul_p(input, alpha))
+
+
+def elu(input_x, alpha=1.0):
+    return M.where_p(M.greater_p(input_x, 0), input_x, M.mul_p(M.expm1_p(input_x), alpha))
+
+
+def selu(input_x):
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return M.mul_p(elu(input_x, alpha), scale)
+
+
+def celu(x, alpha=1.0):
+    return M.add_p(M.relu_p(x), M.minimum_p(0.0, M.mul_p(M.expm1_p(M.div_p(x, alpha)), alpha)))
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(input, approximate="none"):
+    """GELU; ``approximate='tanh'`` uses the tanh formula, ``'none'`` the exact erf one."""
+    if approximate == "tanh":
+        inner = M.mul_p(M.add_p(input, M.mul_p(M.mul_p(M.mul_p(input, input), input), 0.044715)),
+                        _SQRT_2_OVER_PI)
+        return M.mul_p(M.mul_p(input, 0.5), M.add_p(M.tanh_p(inner), 1.0))
+    if approximate == "none":
+        return M.mul_p(M.mul_p(input, 0.5), M.add_p(M.erf_p(M.mul_p(input, 1 / math.sqrt(2.0))),
+                                                    1.0))
+    raise ValueError(f"For 'gelu', 'approximate' must be 'none' or 'tanh', "
+                     f"but got {approximate!r}.")
+
+
+def fast_gelu(x):
+    return M.mul_p(x, M.sigmoid_p(M.mul_p(x, 1.702)))
+
+
+def silu(input):
+    return M.mul_p(input, M.sigmoid_p(input))
+
+
+def softplus(input, beta=1, threshold=20):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (stable form)."""
+    x = M.mul_p(input, beta) if beta != 1 else input
+    soft = M.add_p(M.log1p_p(M.exp_p(M.neg_p(M.abs_p(x)))), M.relu_p(x))
+    if beta != 1:
+        soft = M.div_p(soft, beta)
+    return M.where_p(M.greater_p(x, threshold), input, soft)
+
+
+def mish(input):
+    return M.mul_p(input, M.tanh_p(softplus(input)))
+
+
+def softsign(x):
+    return M.div_p(x, M.add_p(M.abs_p(x), 1.0))
+
+
+def hardsigmoid(input):
+    return M.minimum_p(M.maximum_p(M.add_p(M.div_p(input, 6.0), 0.5), 0.0), 1.0)
+
+
+def hardswish(x):
+    return M.mul_p(x, hardsigmoid(x))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    return clamp(input, min_val, max_val)
+
+
+def logsigmoid(x):
+    return M.neg_p(softplus(M.neg_p(x)))
+
+
+def tanhshrink(input):
+    return M.sub_p(input, M.tanh_p(input))
+
+
+def softshrink(input, lambd=0.5):
+    return M.where_p(M.greater_p(input, lambd), M.sub_p(input, lambd),
+                     M.where_p(M.less_p(input, -lambd), M.add_p(input, lambd), 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    return M.where_p(M.greater_p(M.abs_p(input), lambd), input, 0.0)
+
+
+def threshold(input, thr, value):
+    return M.where_p(M.greater_p(input, thr), input, value)
+
+
+def cast(input, dtype):
+    """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name)."""
+    return cast_p(input, dtype=to_np_dtype(dtype))
+
+
+from ._utils import public_functions as _public_functions  # noqa: E402
+
+__all__ = _public_functions(globals(), __name__)
