@@ -59,3 +59,11 @@ def tensor(input_data=None, dtype=None, **kwargs):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+from . import common as common                    # noqa: E402
+from . import nn as nn                            # noqa: E402
+from . import numpy as numpy                      # noqa: E402
+from . import dataset as dataset                  # noqa: E402
+from . import train as train                      # noqa: E402
+from . import amp as amp                          # noqa: E402

@@ -460,6 +460,11 @@ def _attach():
             setattr(Tensor, name, _forward(name))
     for name in INPLACE:
         setattr(Tensor, name + "_", _inplace(name))
+    # families may add methods of their own: a TENSOR_METHODS dict in their ops module
+    from .ops import _math, _reduce, _array, _linalg, _misc, _creation, _nn, _random
+    for module in (_math, _reduce, _array, _linalg, _misc, _creation, _nn, _random):
+        for name, fn in getattr(module, "TENSOR_METHODS", {}).items():
+            setattr(Tensor, name, fn)
 
 
 def _forward(name):

@@ -29,9 +29,12 @@ atan2_p = binary("Atan2", ufunc("arctan2"), "int_to_float")
 
 def _make_pow(xp):
     def pow_(x, y):
-        if x.dtype.kind in "iu" and getattr(y, "dtype", np.dtype(type(y))).kind in "iu":
-            if xp.any(xp.asarray(y) < 0):
-                return xp.trunc(xp.power(x.astype(xp.float64), y)).astype(x.dtype)
+        # integer ** negative integer: MindSpore truncates (2 ** -1 == 0), NumPy raises
+        xk = getattr(x, "dtype", np.dtype(type(x))).kind
+        yk = getattr(y, "dtype", np.dtype(type(y))).kind
+        if xk in "iu" and yk in "iu" and xp.any(xp.asarray(y) < 0):
+            dt = x.dtype if hasattr(x, "dtype") else y.dtype
+            return xp.trunc(xp.power(xp.asarray(x, xp.float64), y)).astype(dt)
         return xp.power(x, y)
     return pow_
 
@@ -179,7 +182,7 @@ trunc_p = unary("Trunc", _keep_int("trunc"), nondiff=True)
 
 def _make_rsqrt(xp):
     def rsqrt(x):
-        r = xp.sqrt(x)
+        r = xp.asarray(xp.sqrt(x))        # 0-d ufunc results are scalars: keep an array
         return xp.reciprocal(r, out=r)
     return rsqrt
 
@@ -189,10 +192,10 @@ rsqrt_p = unary("Rsqrt", _make_rsqrt, "int_to_float")
 
 def _make_sigmoid(xp):
     def sigmoid(x):
-        e = xp.abs(x)
+        e = xp.asarray(xp.abs(x))         # 0-d ufunc results are scalars: keep an array
         xp.negative(e, out=e)
         xp.exp(e, out=e)                  # e = exp(-|x|): never overflows
-        r = e + 1
+        r = xp.asarray(e + 1)
         xp.reciprocal(r, out=r)           # 1 / (1 + e)
         return xp.where(x >= 0, r, e * r)
     return sigmoid

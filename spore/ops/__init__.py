@@ -8,6 +8,10 @@ from ._reduce import *        # noqa: F401,F403
 from ._array import *         # noqa: F401,F403
 from ._linalg import *        # noqa: F401,F403
 from ._misc import *          # noqa: F401,F403
+from ._creation import *      # noqa: F401,F403
+from ._nn import *            # noqa: F401,F403
+from ._random import *        # noqa: F401,F403
+from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
 from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
                              GradOperation as GradOperation, vjp as vjp, jvp as jvp,
                              jacrev as jacrev, jacfwd as jacfwd)

@@ -1,0 +1,2 @@
+"""``mindspore.common.tensor``."""
+from .._tensor import Tensor as Tensor  # noqa: F401

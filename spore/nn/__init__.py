@@ -1,0 +1,9 @@
+"""``spore.nn`` (``mindspore.nn``): Cell, layers, losses, optimizers and wrappers."""
+from .cell import Cell as Cell
+from .._parameter import Parameter as Parameter, ParameterTuple as ParameterTuple
+from .layer import *                   # noqa: F401,F403
+from .loss import *                    # noqa: F401,F403
+from .optim import *                   # noqa: F401,F403
+from .wrap import *                    # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F401,F403
+from .dynamic_lr import *              # noqa: F401,F403

@@ -1,0 +1,320 @@
+"""nn.Cell: the base of every network, with MindSpore's registration and naming rules.
+
+NOTE: [Parameter names]
+Assigning a Parameter to a Cell attribute registers it; an unnamed one takes the
+attribute's name. Assigning a Cell as a child (``auto_prefix=True``, the
+default) renames *all* of the child's parameters to ``<attribute>.<path inside
+the child>``, so names read like ``dense_relu_sequential.0.weight``; the last
+assignment wins when a cell is reachable twice. ``insert_child_to_cell`` and
+``auto_prefix=False`` parents do not prefix. Checkpoints are keyed by these
+names.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+
+from .._context import execution_mode, GRAPH_MODE
+from .._parameter import Parameter, ParameterTuple
+from .._tensor import Tensor
+
+_hook_ids = itertools.count()
+
+
+class _HookHandle:
+    """Returned by ``register_*_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, registry, key):
+        self._registry = registry
+        self._key = key
+
+    def remove(self):
+        self._registry.pop(self._key, None)
+
+
+class Cell:
+    """Base class of networks: define layers in ``__init__`` and the computation in
+    ``construct``. Calling the cell runs ``construct`` (eagerly in PyNative mode).
+
+    Args:
+        auto_prefix: prefix the parameter names of child cells with their attribute name.
+        flags: stored for compatibility.
+    """
+
+    def __init__(self, auto_prefix=True, flags=None):
+        d = self.__dict__
+        d["_auto_prefix"] = auto_prefix
+        d["_params"] = collections.OrderedDict()
+        d["_cells"] = collections.OrderedDict()
+        d["_param_tuples"] = collections.OrderedDict()
+        d["training"] = False
+        d["requires_grad"] = False
+        d["_phase"] = "train"
+        d["_forward_pre_hooks"] = collections.OrderedDict()
+        d["_forward_hooks"] = collections.OrderedDict()
+        d["_backward_hooks"] = collections.OrderedDict()
+        d["_compute_dtype"] = None
+        d["_jit_config"] = None
+        d["_flags"] = dict(flags or {})
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if "_params" not in d:
+            raise AttributeError(f"The '{type(self).__name__}' object has no attribute "
+                                 "'_auto_prefix'. Did you forget to call "
+                                 "super().__init__() in __init__?")
+        params, cells = d["_params"], d["_cells"]
+        if isinstance(value, Parameter):
+            self._register_parameter(name, value)
+        elif isinstance(value, Cell):
+            params.pop(name, None)
+            cells[name] = value
+            d[name] = value
+            if self._auto_prefix:
+                _prefix_names(value, name)
+        elif isinstance(value, ParameterTuple):
+            d["_param_tuples"][name] = value
+            d[name] = value
+        elif name in params:
+            if isinstance(value, Tensor):
+                params[name].set_data(value)
+            elif value is None:
+                params.pop(name)
+                d[name] = None
+            else:
+                raise TypeError(f"Parameter '{name}' already exists in network, can not assign "
+                                f"this type: '{type(value)}' as a parameter.")
+        else:
+            if name in cells and value is None:
+                cells.pop(name)
+            object.__setattr__(self, name, value)
+
+    def _register_parameter(self, name, param):
+        d = self.__dict__
+        d["_cells"].pop(name, None)
+        if not param._user_named or param.name.startswith("Parameter#"):
+            param.name = name
+        d["_params"][name] = param
+        d[name] = param
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        d["_params"].pop(name, None)
+        d["_cells"].pop(name, None)
+        d["_param_tuples"].pop(name, None)
+        object.__delattr__(self, name)
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Add a child cell under ``child_name`` (its parameter names are not prefixed)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError("For 'insert_child_to_cell', the parameter 'child_name' can not be "
+                           "None and can not contain '.' ")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"For 'insert_child_to_cell', the argument 'child_cell' must be "
+                            f"'Cell' type, but got type {type(child_cell)}.")
+        d = self.__dict__
+        d["_cells"][child_name] = child_cell
+        d[child_name] = child_cell
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError("For 'insert_param_to_cell', the 'param_name' can not contain '.'.")
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'insert_param_to_cell', the 'param' must be 'Parameter', but "
+                            f"got {type(param)}.")
+        self._register_parameter(param_name, param)
+
+    # ------------------------------------------------------------------ calling
+    def construct(self, *args, **kwargs):
+        raise AttributeError("For 'Cell', the method 'construct' is not defined.")
+
+    def __call__(self, *args, **kwargs):
+        if type(self).construct is Cell.construct:
+            raise AttributeError("For 'Cell', the method 'construct' is not defined.")
+        if self._compute_dtype is not None:
+            args = tuple(_cast_float(a, self._compute_dtype) for a in args)
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
+        if execution_mode() == GRAPH_MODE and _graph_runner is not None:
+            out = _graph_runner(self, args, kwargs)
+        else:
+            out = self.construct(*args, **kwargs)
+        if self._forward_hooks:
+            for hook in list(self._forward_hooks.values()):
+                new = hook(self, args, out)
+                if new is not None:
+                    out = new
+        if self._backward_hooks:
+            out = _attach_backward_hooks(self, args, out)
+        return out
+
+    def register_forward_pre_hook(self, hook_fn):
+        """``hook_fn(cell, inputs)`` runs before ``construct``; a non-None result replaces
+        the inputs."""
+        key = next(_hook_ids)
+        self._forward_pre_hooks[key] = hook_fn
+        return _HookHandle(self._forward_pre_hooks, key)
+
+    def register_forward_hook(self, hook_fn):
+        """``hook_fn(cell, inputs, output)`` runs after ``construct``; a non-None result
+        replaces the output."""
+        key = next(_hook_ids)
+        self._forward_hooks[key] = hook_fn
+        return _HookHandle(self._forward_hooks, key)
+
+    def register_backward_hook(self, hook_fn):
+        """``hook_fn(cell, grad_input, grad_output)`` runs when the gradient w.r.t. the
+        cell's output reaches it; a non-None result replaces the gradient passed on."""
+        key = next(_hook_ids)
+        self._backward_hooks[key] = hook_fn
+        return _HookHandle(self._backward_hooks, key)
+
+    # ------------------------------------------------------------------ modes
+    def set_train(self, mode=True):
+        """Set ``training`` on this cell and every descendant; returns self."""
+        for _, cell in self.cells_and_names():
+            cell.__dict__["training"] = bool(mode)
+            cell.__dict__["_phase"] = "train" if mode else "predict"
+        return self
+
+    @property
+    def phase(self):
+        return "train"
+
+    def set_grad(self, requires_grad=True):
+        self.__dict__["requires_grad"] = requires_grad
+        return self
+
+    def to_float(self, dst_type):
+        """Run this cell (and its children) in ``dst_type``: float inputs are cast to it and
+        layers cast their float32 weights on the fly."""
+        for _, cell in self.cells_and_names():
+            cell.__dict__["_compute_dtype"] = dst_type
+        return self
+
+    def set_jit_config(self, jit_config):
+        self.__dict__["_jit_config"] = jit_config
+
+    def recompute(self, **kwargs):
+        return self
+
+    def set_boost(self, boost_type):
+        return self
+
+    # ------------------------------------------------------------------ traversal
+    def cells_and_names(self, cells=None, name_prefix=""):
+        """Yield ``(path, cell)`` depth-first, starting with ``('', self)``."""
+        seen = set() if cells is None else cells
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for name, cell in self._cells.items():
+            if cell is None:
+                continue
+            path = f"{name_prefix}.{name}" if name_prefix else name
+            yield from cell.cells_and_names(seen, path)
+
+    def cells(self):
+        return [c for c in self._cells.values()]
+
+    def name_cells(self):
+        return collections.OrderedDict((k, v) for k, v in self._cells.items() if v is not None)
+
+    def _own_params(self):
+        yield from self._params.items()
+        for tname, tup in self._param_tuples.items():
+            for p in tup:
+                yield p.name, p
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """Yield ``(attribute path, Parameter)``: own parameters first, then children."""
+        seen = set()
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else \
+            [(name_prefix, self)]
+        for path, cell in cells:
+            for name, p in cell._own_params():
+                if id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{path}.{name}" if path else name), p
+
+    def get_parameters(self, expand=True):
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return collections.OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        for p in self.get_parameters(expand=recurse):
+            p.name = prefix + p.name
+
+    def apply(self, fn):
+        for _, cell in self.cells_and_names():
+            fn(cell)
+        return self
+
+    @property
+    def cls_name(self):
+        return type(self).__name__
+
+    @property
+    def param_prefix(self):
+        return ""
+
+    # ------------------------------------------------------------------ printing
+    def extend_repr(self):
+        """Extra text shown inside this cell's parentheses (override in layers)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extend_repr()
+        children = [(n, c) for n, c in self._cells.items() if c is not None]
+        if not children:
+            return f"{type(self).__name__}({extra})"
+        lines = [f"{type(self).__name__}({extra}" if extra else f"{type(self).__name__}("]
+        for name, cell in children:
+            body = repr(cell).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _prefix_names(child, attr):
+    """Rename every parameter of ``child`` to ``<attr>.<path inside child>``."""
+    for path, p in child.parameters_and_names():
+        p.name = f"{attr}.{path}"
+
+
+def _cast_float(x, dtype):
+    from ..ops import cast
+    if isinstance(x, Tensor) and x.dtype.is_floating_point and x.dtype is not dtype:
+        return cast(x, dtype)
+    return x
+
+
+# Graph mode plugs in here: a callable (cell, args, kwargs) -> outputs that compiles and
+# runs ``construct``. Until it exists, GRAPH_MODE cells run eagerly (same numbers).
+_graph_runner = None
+
+
+def _attach_backward_hooks(cell, args, out):
+    from ._hooks import attach_backward_hooks
+    return attach_backward_hooks(cell, args, out)

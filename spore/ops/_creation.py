@@ -1,0 +1,2 @@
+"""(filled in by its family's work)"""
+__all__ = []

@@ -1,0 +1,35 @@
+"""Test-suite set-up: a bounded hypothesis profile, context reset between tests,
+and the location of the shared seed programs (tests using them skip without it)."""
+import os
+import pathlib
+import tempfile
+
+import pytest
+
+os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="spore-numba-"))
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+import spore  # noqa: E402
+from spore import _context  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED = pathlib.Path(os.environ.get("SPORE_SHARED", ROOT.parent / "shared"))
+
+
+@pytest.fixture(autouse=True)
+def _reset_context():
+    yield
+    _context.reset_for_tests()
+
+
+@pytest.fixture
+def shared_dir():
+    if not (SHARED / "seed_programs").is_dir():
+        pytest.skip("../shared/seed_programs is not present (a user's clone)")
+    return SHARED

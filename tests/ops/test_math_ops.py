@@ -1,0 +1,110 @@
+"""Elementwise ops: forward vs NumPy, shape/dtype rules, numerical gradients."""
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+import spore as ms
+from spore import ops
+from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+
+POS = (0.2, 2.0)      # domain for ops defined on positives
+UNIT = (-0.9, 0.9)    # domain inside (-1, 1)
+
+SHAPES = [((3, 4),), ((2, 3, 4),), ((),)]
+PAIRS = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3))]
+
+
+def _unary(name, ref, domain=(-2.0, 2.0), grad=True, **kw):
+    return [OpCase(name, getattr(ops, name), ref, shape, domain=domain, grad=grad,
+                   id=f"{name}-{shape}", **kw) for shape in SHAPES]
+
+
+def _binary(name, ref, domain=(-2.0, 2.0), grad=True, **kw):
+    return [OpCase(name, getattr(ops, name), ref, pair, domain=domain, grad=grad,
+                   id=f"{name}-{pair}", **kw) for pair in PAIRS]
+
+
+def _np_gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def _np_softplus(x):
+    return np.log1p(np.exp(x))
+
+
+UNARY = (
+    _unary("neg", np.negative) + _unary("abs", np.abs, domain=(0.1, 2)) +
+    _unary("exp", np.exp) + _unary("expm1", np.expm1) + _unary("log", np.log, POS) +
+    _unary("log1p", np.log1p, POS) + _unary("log2", np.log2, POS) +
+    _unary("sqrt", np.sqrt, POS) + _unary("rsqrt", lambda x: 1 / np.sqrt(x), POS) +
+    _unary("square", np.square) + _unary("reciprocal", np.reciprocal, POS) +
+    _unary("sin", np.sin) + _unary("cos", np.cos) + _unary("tan", np.tan, UNIT) +
+    _unary("asin", np.arcsin, UNIT) + _unary("acos", np.arccos, UNIT) +
+    _unary("atan", np.arctan) + _unary("sinh", np.sinh) + _unary("cosh", np.cosh) +
+    _unary("tanh", np.tanh) + _unary("asinh", np.arcsinh) +
+    _unary("acosh", np.arccosh, (1.2, 3.0)) + _unary("atanh", np.arctanh, UNIT) +
+    _unary("erf", special.erf) + _unary("erfc", special.erfc) +
+    _unary("sigmoid", special.expit) + _unary("relu", lambda x: np.maximum(x, 0)) +
+    _unary("relu6", lambda x: np.clip(x, 0, 6), domain=(-3, 9)) +
+    _unary("silu", lambda x: x * special.expit(x)) +
+    _unary("mish", lambda x: x * np.tanh(_np_softplus(x))) +
+    _unary("softplus", _np_softplus) + _unary("softsign", lambda x: x / (1 + np.abs(x))) +
+    _unary("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), domain=(-5, 5)) +
+    _unary("hardswish", lambda x: x * np.clip(x / 6 + 0.5, 0, 1), domain=(-5, 5)) +
+    _unary("leaky_relu", lambda x: np.where(x > 0, x, 0.2 * x)) +
+    _unary("elu", lambda x: np.where(x > 0, x, np.expm1(x))) +
+    _unary("floor", np.floor, grad=False) + _unary("ceil", np.ceil, grad=False) +
+    _unary("round", np.round, grad=False) + _unary("trunc", np.trunc, grad=False) +
+    _unary("sign", np.sign, grad=False) +
+    [OpCase("gelu-none", ops.gelu, lambda x: 0.5 * x * (1 + special.erf(x / math.sqrt(2))),
+            (3, 4), id="gelu-none"),
+     OpCase("gelu-tanh", lambda x: ops.gelu(x, approximate="tanh"), _np_gelu_tanh, (3, 4),
+            id="gelu-tanh"),
+     OpCase("nan_to_num", ops.nan_to_num, np.nan_to_num,
+            [lambda r: np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)], grad=False),
+     OpCase("clamp", lambda x: ops.clamp(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5),
+            (3, 4)),
+     OpCase("clamp-min", lambda x: ops.clamp(x, min=0.0), lambda x: np.maximum(x, 0.0),
+            (3, 4)),
+     OpCase("lerp", ops.lerp, lambda a, b, w: a + w * (b - a), [(3, 4), (3, 4), (3, 4)])]
+)
+
+BINARY = (
+    _binary("add", np.add) + _binary("sub", np.subtract) + _binary("mul", np.multiply) +
+    _binary("div", np.divide, domain=POS) + _binary("maximum", np.maximum) +
+    _binary("minimum", np.minimum) + _binary("pow", np.power, domain=POS) +
+    _binary("atan2", np.arctan2, domain=POS) + _binary("remainder", np.mod, domain=POS) +
+    _binary("fmod", np.fmod, domain=POS) +
+    _binary("floor_div", np.floor_divide, domain=POS, grad=False) +
+    _binary("equal", np.equal, grad=False) + _binary("not_equal", np.not_equal, grad=False) +
+    _binary("greater", np.greater, grad=False) + _binary("less", np.less, grad=False) +
+    _binary("greater_equal", np.greater_equal, grad=False) +
+    _binary("less_equal", np.less_equal, grad=False) +
+    _binary("logical_and", np.logical_and, grad=False) +
+    _binary("logical_or", np.logical_or, grad=False) +
+    _binary("logical_xor", np.logical_xor, grad=False) +
+    [OpCase("where", lambda c, x, y: ops.where(c > 0, x, y),
+            lambda c, x, y: np.where(c > 0, x, y), [(3, 4), (3, 4), (4,)], grad_argnums=[1, 2]),
+     OpCase("mul-scalar", lambda x: ops.mul(x, 2.5), lambda x: x * np.float32(2.5), (3, 4)),
+     OpCase("rsub-scalar", lambda x: 1.0 - x, lambda x: 1.0 - x, (3, 4)),
+     OpCase("rpow-scalar", lambda x: 2.0 ** x, lambda x: 2.0 ** x, (3, 4), rtol=1e-5)]
+)
+
+ALL = UNARY + BINARY
+
+
+@pytest.mark.parametrize("case", ALL, ids=case_id)
+def test_forward(case):
+    run_forward(case)
+
+
+@pytest.mark.parametrize("case", ALL, ids=case_id)
+def test_infer_matches_kernel(case):
+    run_infer(case)
+
+
+@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
+def test_gradient(case):
+    run_grad(case)
