@@ -71,8 +71,9 @@ def _normalize_weights(weights):
     from .._parameter import Parameter
     if isinstance(weights, Parameter):
         return [weights], True
-    if isinstance(weights, dict):
-        weights = list(weights.values())
+    if isinstance(weights, dict) or not isinstance(weights, (list, tuple)):
+        raise TypeError(f"The weights you provided is expected to be a tensor, or a list or "
+                        f"tuple. but got {weights!r}")
     try:
         ws = list(weights)
     except TypeError:
@@ -135,7 +136,7 @@ def _run_forward(fn, args, positions, weights):
 def _seeds(outputs, sens):
     flat = _flatten_outputs(outputs)
     if sens is None:
-        return [(o, _ones_like(o)) for o in flat if o._data.dtype.kind in "fcV"]
+        return [(o, _ones_like(o)) for o in flat]
     sens_flat = _flatten_outputs(sens)
     if len(sens_flat) != len(flat):
         raise ValueError(f"For 'grad', the sens must match the outputs: got {len(sens_flat)} "
@@ -170,13 +171,20 @@ def _differentiate(fn, args, grad_position, weights, has_aux, return_ids, sens_p
             raise ValueError("For 'grad' with sens_param=True, the last input must be the sens.")
         args, sens = args[:-1], args[-1]
     positions, pos_single = _normalize_positions(grad_position, len(args))
+    if positions is not None:
+        # MindSpore silently skips inputs that are not tensors (e.g. Python floats)
+        tensor_positions = tuple(p for p in positions if _is_tensor(args[p]))
+        if tensor_positions != positions:
+            positions = tensor_positions or None
+            pos_single = len(tensor_positions) == 1
+            if positions is None and weights is None:
+                return ((), ()) if has_aux else ()
     ws, w_single = _normalize_weights(weights)
     run = _run_forward(fn, args, positions, ws)
     out = run.out
     if has_aux:
-        if not isinstance(out, (tuple, list)) or len(out) < 1:
-            raise ValueError("For 'grad' with has_aux=True, the function must return a tuple "
-                             "(loss, *aux).")
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
+            raise ValueError("When has_aux is True, origin fn requires more than one outputs.")
         loss, aux = out[0], tuple(out[1:])
         seeds = _seeds(loss, sens)
     else:
@@ -295,19 +303,22 @@ class GradOperation:
 # --------------------------------------------------------------------------- vjp / jvp / jacobians
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(outputs, vjp_fn)`` (``(outputs, vjp_fn, aux)`` with has_aux); ``vjp_fn(v)`` gives
-    the input cotangents as a tuple (a bare tensor for a single input)."""
+    the input cotangents as a tuple (also for a single input)."""
     positions = tuple(range(len(inputs)))
     ws, _ = _normalize_weights(weights)
     run = _run_forward(fn, inputs, positions, ws)
     out = run.out
     if has_aux:
-        out, aux = out[0], tuple(out[1:])
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
+            raise ValueError("When has_aux is True, origin fn requires more than one outputs.")
+        out, aux = out[0], out[1:]
+        aux = aux[0] if len(aux) == 1 else tuple(aux)
 
     def vjp_fn(*v):
         sens = v[0] if len(v) == 1 else v
         seeds = _seeds(out, sens)
         pos_grads, w_grads = _gradients_keep(run, seeds, positions, ws)
-        res = pos_grads[0] if len(pos_grads) == 1 else tuple(pos_grads)
+        res = tuple(pos_grads)          # a tuple even for one input, as MindSpore
         if ws is not None:
             return res, tuple(w_grads)
         return res
