@@ -1,0 +1,113 @@
+"""results.jsonl -> report.md (tables with ratios) and plot.png (log-scale bars).
+
+usage: python benchmarks/report.py RESULTS_DIR
+"""
+import json
+import pathlib
+import sys
+
+TITLES = {
+    "W0": "W0 dispatch: 10,000 x `z = z + y`, (1,) float32, eager (µs per op)",
+    "W1a": "W1a rigid: 100 x `tanh(z @ y)`, (32, 32)",
+    "W1b": "W1b rigid: 100 x `tanh(z @ y)`, (512, 512)",
+    "W2a": "W2a chain: 50 x `tanh(x)*0.9 + sigmoid(x)*0.1`, (1024,)",
+    "W2b": "W2b chain: same, (1024, 1024)",
+    "W3": "W3 MLP train step: Dense(1024,1024)+ReLU, MSE, momentum SGD, batch 32",
+    "W4": "W4 LeNet-5 train step, batch 32, sparse CE, momentum SGD",
+    "W5": "W5 one-block ViT train step, (8,3,224,224), Adam",
+    "W1a-grad": "W1a-grad: gradient of rigid_compute w.r.t. both inputs, (32, 32)",
+    "W1b-grad": "W1b-grad: gradient of rigid_compute w.r.t. both inputs, (512, 512)",
+}
+EAGER_REF = ("torch", "eager")
+
+
+def load(path):
+    recs = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.startswith("{"):
+            recs.append(json.loads(line))
+    return recs
+
+
+def _fmt(v):
+    if v is None:
+        return "-"
+    return f"{v:,.3f}" if v < 1 else f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def tables(recs):
+    lines = []
+    by_wl = {}
+    for r in recs:
+        by_wl.setdefault(r["workload"], []).append(r)
+    for wl, rs in by_wl.items():
+        lines += [f"### {TITLES.get(wl, wl)}", ""]
+        spore = next((r for r in rs if r["framework"] == "spore" and r["mode"] == "pynative"
+                      and "error" not in r), None)
+        lines.append("| system | mode | median ms | min | max | first call ms | check | "
+                     "Spore PyNative ÷ this | other load |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for r in rs:
+            if "error" in r:
+                lines.append(f"| {r['framework']} | {r['mode']} | {r['error']} |||||||")
+                continue
+            ratio = (f"{spore['median_ms'] / r['median_ms']:.2f}" if spore else "-")
+            med = _fmt(r["median_ms"])
+            if wl == "W0" and "us_per_op" in r:
+                med += f" ({r['us_per_op']} µs/op)"
+            check = f"{r['check']:.6g}" if "check" in r else "-"
+            lines.append(f"| {r['framework']} | {r['mode']} | {med} | {_fmt(r['min_ms'])} | "
+                         f"{_fmt(r['max_ms'])} | {_fmt(r.get('first_call_ms'))} | {check} | "
+                         f"{ratio} | {r.get('other_load', '-')} |")
+        lines.append("")
+    return lines
+
+
+def plot(recs, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    ok = [r for r in recs if "error" not in r]
+    wls = list(dict.fromkeys(r["workload"] for r in ok))
+    series = list(dict.fromkeys((r["framework"], r["mode"]) for r in ok))
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(wls)), 5))
+    width = 0.8 / max(len(series), 1)
+    for i, (fw, mode) in enumerate(series):
+        xs, ys = [], []
+        for j, wl in enumerate(wls):
+            r = next((r for r in ok if r["workload"] == wl and r["framework"] == fw
+                      and r["mode"] == mode), None)
+            if r:
+                xs.append(j + i * width)
+                ys.append(r["median_ms"])
+        ax.bar(xs, ys, width, label=f"{fw} {mode}")
+    ax.set_yscale("log")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(wls))])
+    ax.set_xticklabels(wls)
+    ax.set_ylabel("median time per call (ms, log scale)")
+    ax.set_title("Spore vs reference systems (lower is better)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_report(out_dir):
+    out_dir = pathlib.Path(out_dir)
+    recs = load(out_dir / "results.jsonl")
+    notes = (out_dir / "notes.txt").read_text().strip() if (out_dir / "notes.txt").exists() \
+        else ""
+    lines = ["# Benchmark results", ""] + tables(recs)
+    if notes:
+        lines += ["Notes:", ""] + [f"* {n}" for n in notes.splitlines()] + [""]
+    if plot(recs, out_dir / "plot.png"):
+        lines += ["![times](plot.png)", ""]
+    (out_dir / "report.md").write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    write_report(sys.argv[1])

@@ -1,0 +1,132 @@
+"""Run the standard workloads for Spore and the reference systems, side by side.
+
+usage: python benchmarks/run.py [--workloads W0,W1a,...] [--torch-python PATH]
+           [--jax-python PATH] [--ms-python PATH] [--anchor-dir DIR] [--out DIR]
+           [--quick] [--device CPU|GPU] [--systems spore,numpy,torch,jax,mindspore]
+
+Every measurement runs in a fresh process, one after another, with threads
+pinned to 2. Spore is measured by ``bench_spore.py``; NumPy, PyTorch, JAX and
+MindSpore by the team's anchor scripts (``../shared/anchor_bench``) run with
+the interpreters given (a system without an interpreter or anchor scripts is
+skipped with a note). Results go to ``OUT/results.jsonl``; ``OUT/report.md``
+and ``OUT/plot.png`` are made from them by ``report.py``.
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+WORKLOADS = ["W0", "W1a", "W1b", "W2a", "W2b", "W3", "W4", "W5", "W1a-grad", "W1b-grad"]
+GRAD = {"W1a-grad", "W1b-grad"}
+TRAIN = {"W3", "W4", "W5"}
+
+# (system, mode, script, which interpreter option)
+PLAN = [
+    ("spore", "pynative", "spore", None),
+    ("spore", "jit", "spore", None),
+    ("spore", "jit_O1", "spore", None),
+    ("numpy", "numpy", "bench_numpy.py", "numpy_python"),
+    ("torch", "eager", "bench_torch.py", "torch_python"),
+    ("torch", "compile", "bench_torch.py", "torch_python"),
+    ("torch", "compile_model", "bench_torch.py", "torch_python"),
+    ("jax", "op-by-op", "bench_jax.py", "jax_python"),
+    ("jax", "jit", "bench_jax.py", "jax_python"),
+    ("mindspore", "pynative", "bench_mindspore.py", "ms_python"),
+    ("mindspore", "jit", "bench_mindspore.py", "ms_python"),
+]
+
+
+def applies(workload, system, mode):
+    if workload in GRAD:        # measured against PyTorch eager by ref_torch_extra.py only
+        return system == "spore" or (system, mode) == ("torch", "eager")
+    if workload == "W0" and mode not in ("pynative", "numpy", "eager", "op-by-op"):
+        return False
+    if mode == "compile_model" and workload not in TRAIN:
+        return False
+    return True
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--workloads", default=",".join(WORKLOADS))
+    p.add_argument("--systems", default="spore,numpy,torch,jax,mindspore")
+    p.add_argument("--torch-python", help="python with torch (CPU) for the PyTorch columns")
+    p.add_argument("--jax-python", help="python with jax (defaults to --torch-python)")
+    p.add_argument("--ms-python", help="python with mindspore 2.10 and numpy<2")
+    p.add_argument("--numpy-python", default=sys.executable)
+    p.add_argument("--anchor-dir", default=str(HERE.parent.parent / "shared" / "anchor_bench"))
+    p.add_argument("--out", default=None)
+    p.add_argument("--quick", action="store_true", help="few repeats (CI smoke run)")
+    p.add_argument("--device", default="CPU", choices=["CPU", "GPU"])
+    p.add_argument("--timeout", type=int, default=600)
+    return p.parse_args(argv)
+
+
+def run_one(cmd, cwd, env, timeout):
+    try:
+        r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout}s"
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+    if lines:
+        return json.loads(lines[-1]), None
+    tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [f"exit status {r.returncode}"]
+    return None, tail[0][:300]
+
+
+def main(argv=None):
+    args = parse(argv)
+    args.jax_python = args.jax_python or args.torch_python
+    out_dir = pathlib.Path(args.out or HERE.parent / "bench_results" /
+                           datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = out_dir / "results.jsonl"
+    systems = set(args.systems.split(","))
+    anchor = pathlib.Path(args.anchor_dir)
+    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2",
+               SPORE_BENCH_DEVICE=args.device)
+    if args.quick:
+        env["SPORE_BENCH_QUICK"] = "1"
+    notes = []
+    with open(results, "w") as f:
+        for wl in args.workloads.split(","):
+            for system, mode, script, py_opt in PLAN:
+                if system not in systems or not applies(wl, system, mode):
+                    continue
+                if system == "spore":
+                    cmd = [sys.executable, str(HERE / "bench_spore.py"), wl, mode]
+                    cwd = HERE
+                else:
+                    py = getattr(args, py_opt)
+                    if not py or (wl not in GRAD and not (anchor / script).exists()):
+                        note = f"{system}: skipped (no interpreter given or no anchor scripts)"
+                        if note not in notes:
+                            notes.append(note)
+                        continue
+                    cmd, cwd = [py, script, wl, mode], anchor
+                    if wl in GRAD:
+                        cmd, cwd = [py, str(HERE / "ref_torch_extra.py"), wl, mode], HERE
+                t0 = time.perf_counter()
+                rec, err = run_one(cmd, cwd, env, args.timeout)
+                if rec is None:
+                    rec = {"framework": system, "mode": mode, "workload": wl, "error": err}
+                rec.setdefault("framework", system)
+                print(f"[{time.perf_counter() - t0:6.1f}s] {json.dumps(rec)}", flush=True)
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+    (out_dir / "notes.txt").write_text("\n".join(notes) + "\n")
+    from report import write_report
+    write_report(out_dir)
+    print(f"results: {results}\nreport: {out_dir / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.exit(main())
