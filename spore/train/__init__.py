@@ -1,1 +1,7 @@
-"""(filled in by its issue's work)"""
+"""``spore.train`` (``mindspore.train``): Model, callbacks, metrics and checkpoints."""
+from .serialization import (save_checkpoint as save_checkpoint,  # noqa: F401
+                            load_checkpoint as load_checkpoint,
+                            load_checkpoint_async as load_checkpoint_async,
+                            load_param_into_net as load_param_into_net,
+                            ckpt_to_safetensors as ckpt_to_safetensors,
+                            safetensors_to_ckpt as safetensors_to_ckpt)
