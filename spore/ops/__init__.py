@@ -12,6 +12,10 @@ from ._creation import *      # noqa: F401,F403
 from ._nn import *            # noqa: F401,F403
 from ._random import *        # noqa: F401,F403
 from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
+from .operations import *     # noqa: F401,F403  (primitive classes: ops.Add() ...)
+from . import operations as operations, functional as functional, composite as composite  # noqa
+from ._higher_order import (HyperMap as HyperMap, Map as Map,  # noqa: F401
+                            MultitypeFuncGraph as MultitypeFuncGraph, partial as partial)
 from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
                              GradOperation as GradOperation, vjp as vjp, jvp as jvp,
                              jacrev as jacrev, jacfwd as jacfwd)
