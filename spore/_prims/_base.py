@@ -62,8 +62,6 @@ def ufunc(fname):
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of input ``x`` (a Tensor, aval or scalar)."""
-    from .reduce import sum_p
-    from .array import reshape_p
     shape = shape_of(x)
     gshape = tuple(g.shape)
     if gshape == shape:
@@ -80,7 +78,6 @@ def unbroadcast(g, x):
 
 def cast_like(g, x):
     """Cast a cotangent to the dtype of input ``x`` (weak scalars take no cotangent)."""
-    from .array import cast_p
     if is_scalar(x):
         return None
     want = np_dtype(x)
@@ -100,3 +97,8 @@ def grad_for(x, g):
     if is_scalar(x) or x is None:
         return None
     return cast_like(unbroadcast(g, x), x)
+
+
+# Imported last: these families build their primitives with the helpers above.
+from .reduce import sum_p  # noqa: E402
+from .array import reshape_p, cast_p  # noqa: E402
