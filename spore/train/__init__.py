@@ -5,3 +5,4 @@ from .serialization import (save_checkpoint as save_checkpoint,  # noqa: F401
                             load_param_into_net as load_param_into_net,
                             ckpt_to_safetensors as ckpt_to_safetensors,
                             safetensors_to_ckpt as safetensors_to_ckpt)
+from .metrics import *  # noqa: F401,F403,E402
