@@ -184,6 +184,8 @@ def _rebuild(arr):
 
 
 def _to_host(data):
+    if isinstance(data, np.ndarray):
+        return np.asarray(data)
     get = getattr(data, "get", None)
     if get is not None:
         return get()

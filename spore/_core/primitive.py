@@ -366,10 +366,10 @@ def _backend_of(arrays):
 def _unwrap_input(prim, a):
     if isinstance(a, _Tensor):
         return a._data
+    if isinstance(a, np.generic):     # before the Python-scalar test: np.float64 is a float
+        return a.item()
     if isinstance(a, _SCALAR_TYPES) or a is None:
         return a
-    if isinstance(a, np.generic):
-        return a.item()
     if isinstance(a, np.ndarray):
         raise TypeError(
             f"For '{prim.name}', a NumPy array cannot be an op input: got numpy.ndarray "
