@@ -4,12 +4,19 @@ Every random op draws a *key* ``(seed, counter)`` and builds a Philox generator
 from it, so a random op is a pure function of its key. PyNative draws keys from
 here as ops run; a compiled graph will take the key as an input, so the same
 seed gives the same numbers in both modes (DESIGN.md, "Randomness").
+
+Seeding follows MindSpore: with neither a global nor an op seed the numbers
+differ from run to run; ``set_seed`` makes the whole program repeat; an op
+``seed`` alone also repeats from run to run (it is mixed with the global seed,
+or with 0 when none is set).
 """
 from __future__ import annotations
 
 import secrets
 
 import numpy as np
+
+_MASK64 = (1 << 64) - 1
 
 _global_seed = None        # what get_seed() reports (None until set_seed)
 _base = secrets.randbits(63)
@@ -19,15 +26,20 @@ _counter = 0
 def set_seed(seed):
     """Seed every random op, initializer, ``np.random`` and the dataset pipeline."""
     global _global_seed, _base, _counter
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool):
+        raise TypeError(f"For 'global_seed', the 'seed' must be int and must >= 0, but got "
+                        f"'{seed}' with type 'bool'.")
+    if not isinstance(seed, int):
         raise TypeError(f"The argument 'seed' must be type of int, but got {type(seed)}.")
     if seed < 0:
         raise ValueError(f"For 'global_seed', the 'seed' must be int and must >= 0, but got "
                          f"'{seed}' with type 'int'.")
+    if seed >= 2 ** 32:      # the limit of np.random.seed, which MindSpore seeds too
+        raise ValueError("Seed must be between 0 and 2**32 - 1")
     _global_seed = seed
     _base = seed
     _counter = 0
-    np.random.seed(seed % (2 ** 32))
+    np.random.seed(seed)
     try:
         from .dataset import config as _ds_config
         _ds_config.set_seed(seed)
@@ -39,18 +51,52 @@ def get_seed():
     return _global_seed
 
 
+def _splitmix64(x):
+    """One round of SplitMix64: a cheap bijective scrambler of 64-bit words."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def mix(*words):
+    """Hash integers into one 64-bit stream seed (distinct inputs give unrelated seeds)."""
+    h = 0
+    for w in words:
+        h = _splitmix64(h ^ (int(w) & _MASK64))
+    return h
+
+
 def next_key(seed=None):
-    """A fresh key ``(seed, counter)``; an explicit op ``seed`` is mixed with the global one."""
+    """A fresh key ``(stream seed, counter)``; an explicit op ``seed`` is mixed with the
+    global seed (0 when none is set), so it repeats from run to run."""
     global _counter
     _counter += 1
-    base = _base if seed is None else (_base * 1_000_003 + int(seed)) % (2 ** 63)
-    return (base, _counter)
+    if seed is None:
+        return (_base & _MASK64, _counter)
+    return (mix(_global_seed or 0, seed), _counter)
+
+
+def fixed_key(seed, offset=0):
+    """A key that depends only on ``(seed, offset)``, not on the global state (ops whose
+    MindSpore seed is a plain kernel seed, such as ``randperm``)."""
+    return (mix(seed, 0x5EED), int(offset) & _MASK64)
+
+
+def key_array(key):
+    """A key as the 2-element uint64 array random primitives take as their first input."""
+    return np.array([int(key[0]) & _MASK64, int(key[1]) & _MASK64], dtype=np.uint64)
 
 
 def generator(key):
-    """The NumPy generator a key denotes (Philox: counter-based, cheap to create)."""
-    seed, counter = int(key[0]), int(key[1])
-    return np.random.Generator(np.random.Philox(key=seed % (2 ** 64), counter=counter))
+    """The NumPy generator a key denotes.
+
+    The key's two words form the 128-bit Philox *key* (the counter starts at 0), so
+    keys that differ only in their counter word give independent streams rather than
+    one stream shifted by a few blocks.
+    """
+    seed, counter = int(key[0]) & _MASK64, int(key[1]) & _MASK64
+    return np.random.Generator(np.random.Philox(key=seed | (counter << 64)))
 
 
 def get_state():
