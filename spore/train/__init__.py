@@ -6,3 +6,6 @@ from .serialization import (save_checkpoint as save_checkpoint,  # noqa: F401
                             ckpt_to_safetensors as ckpt_to_safetensors,
                             safetensors_to_ckpt as safetensors_to_ckpt)
 from .metrics import *  # noqa: F401,F403,E402
+from .callback import *  # noqa: F401,F403,E402
+from . import callback as callback  # noqa: E402
+from . import metrics as metrics  # noqa: E402
