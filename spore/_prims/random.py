@@ -191,7 +191,7 @@ def _uniform_int_infer(attrs, key):
 
 def _make_uniform_int(xp):
     def uniform_int(key, shape, low, high, dtype):
-        return xp.asarray(generator(key).integers(low, high, size=shape).astype(dtype))
+        return xp.asarray(generator(key).integers(low, high, size=shape, dtype=dtype))
     return uniform_int
 
 
