@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 
+from .. import _dtype as mstype
 from .._context import execution_mode, GRAPH_MODE
 from .._parameter import Parameter, ParameterTuple
 from .._tensor import Tensor
+from . import _hooks
 
 _hook_ids = itertools.count()
+_NAME_PREFIX = re.compile(r"^\w*[0-9a-zA-Z\_\.\-]*$", re.ASCII)
 
 
 class _HookHandle:
@@ -74,7 +78,7 @@ class Cell:
             if self._auto_prefix:
                 _prefix_names(value, name)
         elif isinstance(value, ParameterTuple):
-            d["_param_tuples"][name] = value
+            d["_param_tuples"][name] = _tuple_entries(value)
             d[name] = value
         elif name in params:
             if isinstance(value, Tensor):
@@ -86,7 +90,10 @@ class Cell:
                 raise TypeError(f"Parameter '{name}' already exists in network, can not assign "
                                 f"this type: '{type(value)}' as a parameter.")
         else:
-            if name in cells and value is None:
+            if name in cells:
+                if value is not None:
+                    raise TypeError(f"Sub cell '{name}' already exists in network, can not "
+                                    f"assign this type: '{type(value)}' as a cell.")
                 cells.pop(name)
             object.__setattr__(self, name, value)
 
@@ -107,12 +114,15 @@ class Cell:
 
     def insert_child_to_cell(self, child_name, child_cell):
         """Add a child cell under ``child_name`` (its parameter names are not prefixed)."""
-        if not isinstance(child_name, str) or not child_name or "." in child_name:
+        if not isinstance(child_name, str):
+            raise TypeError(f"For 'insert_child_to_cell', the type of parameter 'child_name' "
+                            f"must be str, but got {type(child_name)}.")
+        if not child_name or "." in child_name:
             raise KeyError("For 'insert_child_to_cell', the parameter 'child_name' can not be "
                            "None and can not contain '.' ")
         if child_cell is not None and not isinstance(child_cell, Cell):
             raise TypeError(f"For 'insert_child_to_cell', the argument 'child_cell' must be "
-                            f"'Cell' type, but got type {type(child_cell)}.")
+                            f"'Cell' if not None, but got type {type(child_cell)}.")
         d = self.__dict__
         d["_cells"][child_name] = child_cell
         d[child_name] = child_cell
@@ -139,6 +149,9 @@ class Cell:
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
+        hook_call = None
+        if self._backward_hooks:
+            hook_call, args = _hooks.hook_inputs(self, args)
         if execution_mode() == GRAPH_MODE and _graph_runner is not None:
             out = _graph_runner(self, args, kwargs)
         else:
@@ -148,8 +161,8 @@ class Cell:
                 new = hook(self, args, out)
                 if new is not None:
                     out = new
-        if self._backward_hooks:
-            out = _attach_backward_hooks(self, args, out)
+        if hook_call is not None:
+            out = _hooks.attach_backward_hooks(hook_call, out)
         return out
 
     def register_forward_pre_hook(self, hook_fn):
@@ -167,8 +180,13 @@ class Cell:
         return _HookHandle(self._forward_hooks, key)
 
     def register_backward_hook(self, hook_fn):
-        """``hook_fn(cell, grad_input, grad_output)`` runs when the gradient w.r.t. the
-        cell's output reaches it; a non-None result replaces the gradient passed on."""
+        """``hook_fn(cell, grad_input, grad_output)`` runs in PyNative backward passes:
+        ``grad_output`` holds the gradients w.r.t. the cell's outputs, ``grad_input`` those
+        w.r.t. its tensor inputs (None where not differentiated); a non-None result
+        replaces ``grad_input`` (see ``nn/_hooks.py``)."""
+        if not callable(hook_fn):
+            raise TypeError(f"Expected a callable hook function, but got "
+                            f"{type(hook_fn).__name__}.")
         key = next(_hook_ids)
         self._backward_hooks[key] = hook_fn
         return _HookHandle(self._backward_hooks, key)
@@ -191,10 +209,23 @@ class Cell:
 
     def to_float(self, dst_type):
         """Run this cell (and its children) in ``dst_type``: float inputs are cast to it and
-        layers cast their float32 weights on the fly."""
+        layers cast their float32 weights on the fly (``_cast_weight``); the master
+        weights stay float32."""
+        if dst_type not in (mstype.float16, mstype.float32, mstype.bfloat16):
+            raise ValueError("For 'to_float', the argument 'dst_type' must be mstype.float32, "
+                             "mstype.float16 or mstype.bfloat16, but got type: "
+                             f"{type(dst_type)} and value: {dst_type}.")
         for _, cell in self.cells_and_names():
             cell.__dict__["_compute_dtype"] = dst_type
         return self
+
+    def _cast_weight(self, weight):
+        """``weight`` in this cell's compute dtype (set by ``to_float``); float32 weights
+        are cast on the fly so that gradients still reach the float32 master copy."""
+        dtype = self._compute_dtype
+        if dtype is None or weight is None or weight.dtype is not mstype.float32:
+            return weight
+        return _cast(weight, dtype)
 
     def set_jit_config(self, jit_config):
         self.__dict__["_jit_config"] = jit_config
@@ -227,9 +258,8 @@ class Cell:
 
     def _own_params(self):
         yield from self._params.items()
-        for tname, tup in self._param_tuples.items():
-            for p in tup:
-                yield p.name, p
+        for entries in self._param_tuples.values():
+            yield from entries
 
     def parameters_and_names(self, name_prefix="", expand=True):
         """Yield ``(attribute path, Parameter)``: own parameters first, then children."""
@@ -257,8 +287,15 @@ class Cell:
         return collections.OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
     def update_parameters_name(self, prefix="", recurse=True):
-        for p in self.get_parameters(expand=recurse):
-            p.name = prefix + p.name
+        """Rename every parameter to ``prefix + <its attribute path>``."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"expected string or bytes-like object, got "
+                            f"'{type(prefix).__name__}'")
+        if not _NAME_PREFIX.match(prefix):
+            raise ValueError(f"The '{prefix}' is illegal, it must be match regular"
+                             f"'{_NAME_PREFIX.pattern}' by flags're.ASCII.'")
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     def apply(self, fn):
         for _, cell in self.cells_and_names():
@@ -280,21 +317,36 @@ class Cell:
 
     def __repr__(self):
         extra = self.extend_repr()
-        children = [(n, c) for n, c in self._cells.items() if c is not None]
-        if not children:
-            return f"{type(self).__name__}({extra})"
-        lines = [f"{type(self).__name__}({extra}" if extra else f"{type(self).__name__}("]
-        for name, cell in children:
-            body = repr(cell).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {body}")
-        lines.append(")")
-        return "\n".join(lines)
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(cell).replace("\n", "\n  ")
+                       for name, cell in self._cells.items()]
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{type(self).__name__}({extra_lines[0]})"
+        if not extra_lines and not child_lines:
+            return f"{type(self).__name__}()"
+        body = "\n  ".join(extra_lines + child_lines)
+        return f"{type(self).__name__}(\n  {body}\n)"
 
     def __getstate__(self):
         return self.__dict__
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _tuple_entries(params):
+    """(key, Parameter) for a ParameterTuple attribute: keyed by the names the parameters
+    carry when assigned (MindSpore's rule), which must be unique."""
+    entries, seen = [], set()
+    for p in params:
+        if any(p is q for _, q in entries):
+            continue
+        if p.name in seen:
+            raise ValueError(f"The value {params} , its name '{p.name}' already exists. "
+                             "Please set a unique name for the parameter.")
+        seen.add(p.name)
+        entries.append((p.name, p))
+    return tuple(entries)
 
 
 def _prefix_names(child, attr):
@@ -304,17 +356,17 @@ def _prefix_names(child, attr):
 
 
 def _cast_float(x, dtype):
-    from ..ops import cast
     if isinstance(x, Tensor) and x.dtype.is_floating_point and x.dtype is not dtype:
-        return cast(x, dtype)
+        return _cast(x, dtype)
     return x
+
+
+def _cast(x, dtype):
+    from ..ops import cast
+    return cast(x, dtype)
 
 
 # Graph mode plugs in here: a callable (cell, args, kwargs) -> outputs that compiles and
 # runs ``construct``. Until it exists, GRAPH_MODE cells run eagerly (same numbers).
 _graph_runner = None
 
-
-def _attach_backward_hooks(cell, args, out):
-    from ._hooks import attach_backward_hooks
-    return attach_backward_hooks(cell, args, out)

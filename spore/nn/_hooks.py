@@ -1,0 +1,106 @@
+"""Cell backward hooks in PyNative: identity primitives whose gradient rules call the hook.
+
+NOTE: [Backward hooks]
+``hook_fn(cell, grad_input, grad_output)`` must see the gradients w.r.t. the
+cell's *inputs* (``grad_input``) and w.r.t. its *outputs* (``grad_output``), and
+may replace ``grad_input``. So one call of a hooked cell puts two identity
+primitives on the tape, sharing one ``_HookCall`` record:
+
+* ``CellBackwardHookInputs`` on the tensor inputs, before ``construct``;
+* ``CellBackwardHookOutputs`` on the tensor outputs, after it.
+
+Backward runs in reverse: the output rule stores ``grad_output`` first, then the
+input rule calls the hooks and passes on what they return. When no input is
+being differentiated (gradients w.r.t. weights only) the input rule never runs,
+so the output rule calls the hooks itself with ``grad_input`` all None, as
+MindSpore does. Missing cotangents are passed to the hook as None.
+"""
+from __future__ import annotations
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from .._tensor import Tensor
+
+
+class _HookCall:
+    """One call of a hooked cell: pairs its grad_output with its grad_input."""
+
+    __slots__ = ("cell", "n_inputs", "inputs_tracked", "grad_output")
+
+    def __init__(self, cell, n_inputs):
+        self.cell = cell
+        self.n_inputs = n_inputs
+        self.inputs_tracked = False
+        self.grad_output = ()
+
+
+def _make_identity_many(xp):
+    def identity_many(*xs, call):
+        return tuple(xs)
+    return identity_many
+
+
+def _identity_many_infer(attrs, *xs):
+    return tuple(ShapedArray(x.shape, x.dtype) for x in xs)
+
+
+hook_inputs_p = P.Primitive("CellBackwardHookInputs", _make_identity_many, kind="opaque",
+                            multiple_results=True, infer=_identity_many_infer)
+hook_outputs_p = P.Primitive("CellBackwardHookOutputs", _make_identity_many, kind="opaque",
+                             multiple_results=True, infer=_identity_many_infer)
+
+
+def _as_tuple(dout):
+    return dout if isinstance(dout, tuple) else (dout,)
+
+
+@hook_outputs_p.def_grad()
+def _hook_outputs_grad(attrs, inputs, out, dout):
+    call = attrs["call"]
+    douts = _as_tuple(dout)
+    call.grad_output = douts
+    if not call.inputs_tracked:
+        _run_hooks(call, (None,) * call.n_inputs)
+    return douts
+
+
+@hook_inputs_p.def_grad()
+def _hook_inputs_grad(attrs, inputs, out, dout):
+    return _run_hooks(attrs["call"], _as_tuple(dout))
+
+
+def _run_hooks(call, grad_input):
+    cell = call.cell
+    for hook in list(cell._backward_hooks.values()):
+        new = hook(cell, grad_input, call.grad_output)
+        if new is None:
+            continue
+        new = new if isinstance(new, tuple) else (new,)
+        if len(new) != len(grad_input):
+            raise TypeError(f"The backward hook return value size is {len(new)} not equal to "
+                            f"expect grad input size {len(grad_input)}")
+        grad_input = new
+    return grad_input
+
+
+def hook_inputs(cell, args):
+    """Pass the tensor arguments through the input hook; returns (call, new args)."""
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    call = _HookCall(cell, len(positions))
+    if not positions:
+        return call, args
+    outs = hook_inputs_p(*[args[i] for i in positions], call=call)
+    call.inputs_tracked = any(o._tape_ref is not None for o in outs)
+    new_args = list(args)
+    for i, o in zip(positions, outs):
+        new_args[i] = o
+    return call, tuple(new_args)
+
+
+def attach_backward_hooks(call, out):
+    """Pass the cell's tensor output(s) through the output hook of ``call``."""
+    if isinstance(out, Tensor):
+        return hook_outputs_p(out, call=call)[0]
+    if isinstance(out, (tuple, list)) and out and all(isinstance(o, Tensor) for o in out):
+        return type(out)(hook_outputs_p(*out, call=call))
+    return out
