@@ -67,9 +67,4 @@ from . import numpy as numpy                      # noqa: E402
 from . import dataset as dataset                  # noqa: E402
 from . import train as train                      # noqa: E402
 from . import amp as amp                          # noqa: E402
-from .train.serialization import (save_checkpoint as save_checkpoint,  # noqa: E402
-                                  load_checkpoint as load_checkpoint,
-                                  load_checkpoint_async as load_checkpoint_async,
-                                  load_param_into_net as load_param_into_net,
-                                  ckpt_to_safetensors as ckpt_to_safetensors,
-                                  safetensors_to_ckpt as safetensors_to_ckpt)
+from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)

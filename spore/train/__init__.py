@@ -9,3 +9,25 @@ from .metrics import *  # noqa: F401,F403,E402
 from .callback import *  # noqa: F401,F403,E402
 from . import callback as callback  # noqa: E402
 from . import metrics as metrics  # noqa: E402
+from .dataset_helper import (DatasetHelper as DatasetHelper,  # noqa: E402
+                             connect_network_with_dataset as connect_network_with_dataset)
+from .model import Model as Model  # noqa: E402
+from .callback import __all__ as _callback_names  # noqa: E402
+from .metrics import __all__ as _metric_names  # noqa: E402
+
+__all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "save_checkpoint",
+           "load_checkpoint", "load_checkpoint_async", "load_param_into_net",
+           "ckpt_to_safetensors", "safetensors_to_ckpt", *_callback_names, *_metric_names]
+
+# Names MindSpore also offers here but defines elsewhere (wrapper cells in ``nn``, loss
+# scaling in ``amp``); looked up on use so this package does not import them eagerly.
+_ALIASES = {"TrainOneStepCell": "nn", "build_train_network": "amp",
+            "LossScaleManager": "amp", "FixedLossScaleManager": "amp",
+            "DynamicLossScaleManager": "amp"}
+
+
+def __getattr__(name):
+    if name in _ALIASES:
+        import importlib
+        return getattr(importlib.import_module(f"spore.{_ALIASES[name]}"), name)
+    raise AttributeError(f"module 'spore.train' has no attribute '{name}'")
