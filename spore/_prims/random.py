@@ -21,7 +21,7 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._core.aval import ShapedArray, shape_of
 from .._random import generator
-from ._base import broadcast_shapes, dtype_name
+from ._base import broadcast_shapes, common_dtype, dtype_name
 
 _UINT64 = np.dtype(np.uint64)
 _FLOAT32 = np.dtype(np.float32)
@@ -286,51 +286,56 @@ multinomial_p = _random_primitive("Multinomial", _make_multinomial, _multinomial
 
 
 # ----------------------------------------------------------------- gamma and Poisson
-def _check_float32_param(name, arg, x):
-    if np.dtype(x.dtype) != _FLOAT32:
-        raise TypeError(f"For '{name}', the element of '{arg}' must be Tensor[Float32], but got "
+def _check_float_param(name, arg, x):
+    if np.dtype(x.dtype).kind != "f" and np.dtype(x.dtype) != D.bfloat16.np:
+        raise TypeError(f"For '{name}', the '{arg}' must be a float tensor, but got "
                         f"Tensor[{dtype_name(x.dtype)}].")
 
 
 def _gamma_infer(attrs, key, alpha, beta):
     name = "Gamma"
     check_key(name, key)
-    _check_float32_param(name, "alpha", alpha)
-    _check_float32_param(name, "beta", beta)
+    _check_float_param(name, "alpha", alpha)
+    _check_float_param(name, "beta", beta)
     shape = check_shape(name, attrs["shape"])
-    return ShapedArray(broadcast_shapes(name, shape, shape_of(alpha), shape_of(beta)), _FLOAT32)
+    out = broadcast_shapes(name, shape, shape_of(alpha), shape_of(beta))
+    return ShapedArray(out, common_dtype((alpha, beta)))
 
 
 def _make_gamma(xp):
     def gamma(key, alpha, beta, shape):
         out = broadcast_shapes("Gamma", shape, alpha.shape, beta.shape)
-        if np.any(alpha <= 0) or np.any(beta <= 0):
+        a, b = np.asarray(alpha, np.float64), np.asarray(beta, np.float64)
+        if np.any(a <= 0) or np.any(b <= 0):
             raise InvalidDistribution("For 'Gamma', 'alpha' and 'beta' must be greater than 0.")
         # MindSpore's density is exp(-x/beta) / (beta^alpha Gamma(alpha)): beta is the scale
-        draw = generator(key).gamma(np.asarray(alpha, np.float64), np.asarray(beta, np.float64),
-                                    size=out)
-        return xp.asarray(draw.astype(np.float32))
+        draw = generator(key).gamma(a, b, size=out)
+        return xp.asarray(draw.astype(common_dtype((alpha, beta))))
     return gamma
 
 
 gamma_p = _random_primitive("Gamma", _make_gamma, _gamma_infer, 3)
 
 
-def _poisson_infer(attrs, key, mean):
+def _poisson_infer(attrs, key, rate):
     name = "Poisson"
     check_key(name, key)
-    _check_float32_param(name, "mean", mean)
+    _check_float_param(name, "rate", rate)
+    dtype = np.dtype(attrs["dtype"])
+    if dtype.kind not in "iuf" and dtype != D.bfloat16.np:
+        raise TypeError(f"For '{name}', the 'dtype' must be an int or float type, but got "
+                        f"{dtype_name(dtype)}.")
     shape = check_shape(name, attrs["shape"])
-    return ShapedArray(broadcast_shapes(name, shape, shape_of(mean)), _FLOAT32)
+    return ShapedArray(broadcast_shapes(name, shape, shape_of(rate)), dtype)
 
 
 def _make_poisson(xp):
-    def poisson(key, mean, shape):
-        out = broadcast_shapes("Poisson", shape, mean.shape)
-        if np.any(mean < 0) or not np.all(np.isfinite(mean)):
-            raise InvalidDistribution("For 'Poisson', the 'mean' must be finite and non-negative.")
-        draw = generator(key).poisson(np.asarray(mean, np.float64), size=out)
-        return xp.asarray(draw.astype(np.float32))
+    def poisson(key, rate, shape, dtype):
+        out = broadcast_shapes("Poisson", shape, rate.shape)
+        lam = np.asarray(rate, np.float64)
+        if np.any(lam < 0) or not np.all(np.isfinite(lam)):
+            raise InvalidDistribution("For 'Poisson', the rate must be finite and non-negative.")
+        return xp.asarray(generator(key).poisson(lam, size=out).astype(dtype))
     return poisson
 
 

@@ -15,6 +15,7 @@ from .._core import primitive as P
 from .._prims import array as A
 from .._prims import math as M
 from .._prims import random as RP
+from .._prims.reduce import amax_p
 from ._indexing import getitem
 from ._utils import is_tensor, static_shape
 
@@ -352,23 +353,89 @@ def multinomial(input, num_samples, replacement=True, seed=None):
                             replacement=bool(replacement))
 
 
+def _float32_tensor(name, arg, x):
+    """MindSpore's Gamma/Poisson kernels take float32 parameter tensors only."""
+    got = f"Tensor[{x.dtype}]" if is_tensor(x) else type(x).__name__
+    if not is_tensor(x) or x.dtype != D.float32:
+        raise TypeError(f"For '{name}', the element of '{arg}' must be Tensor[Float32], but got "
+                        f"{got}.")
+    return x
+
+
 def gamma(shape, alpha, beta, seed=None):
     """Gamma samples with shape ``alpha`` and scale ``beta`` (float32 tensors); the result
     broadcasts ``shape`` with the parameters' shapes."""
-    for arg, v in (("alpha", alpha), ("beta", beta)):
-        if not is_tensor(v):
-            raise TypeError(f"For 'Gamma', the element of '{arg}' must be Tensor[Float32], but "
-                            f"got {type(v).__name__}.")
+    alpha = _float32_tensor("Gamma", "alpha", alpha)
+    beta = _float32_tensor("Gamma", "beta", beta)
     return RP.gamma_p(_key("gamma", seed), alpha, beta, shape=_tuple_shape("Gamma", shape))
 
 
 def poisson(shape, mean, seed=None):
     """Poisson samples (float32) with rate ``mean`` (a float32 tensor); the result broadcasts
     ``shape`` with ``mean``'s shape."""
-    if not is_tensor(mean):
-        raise TypeError(f"For 'Poisson', the element of 'mean' must be Tensor[Float32], but got "
-                        f"{type(mean).__name__}.")
-    return RP.poisson_p(_key("poisson", seed), mean, shape=_tuple_shape("Poisson", shape))
+    mean = _float32_tensor("Poisson", "mean", mean)
+    return RP.poisson_p(_key("poisson", seed), mean, shape=_tuple_shape("Poisson", shape),
+                        dtype=np.dtype(np.float32))
+
+
+def _shape_tensor(name, shape):
+    """The leading shape of ``random_gamma``/``random_poisson``: a 1-D int tensor."""
+    if not is_tensor(shape) or shape._data.dtype.kind not in "iu":
+        raise TypeError(f"For '{name}', the 'shape' must be a 1-D int32 or int64 Tensor, but got "
+                        f"{type(shape).__name__}.")
+    return static_shape(name, shape)
+
+
+def random_gamma(shape, alpha, seed=None):
+    """Gamma(``alpha``, 1) samples of shape ``shape + alpha.shape`` in ``alpha``'s dtype."""
+    _require_tensor("random_gamma", "alpha", alpha)
+    lead = _shape_tensor("RandomGamma", shape)
+    one = P.wrap(np.ones((), alpha._data.dtype))
+    return RP.gamma_p(_key("random_gamma", seed), alpha, one, shape=lead + alpha.shape)
+
+
+def random_poisson(shape, rate, seed=None, dtype=D.float32):
+    """Poisson(``rate``) samples of shape ``shape + rate.shape`` in ``dtype``."""
+    _require_tensor("random_poisson", "rate", rate)
+    lead = _shape_tensor("RandomPoisson", shape)
+    return RP.poisson_p(_key("random_poisson", seed), rate, shape=lead + rate.shape,
+                        dtype=_np(dtype))
+
+
+def standard_laplace(shape, seed=None):
+    """Float32 samples of the Laplace distribution with mean 0 and scale 1.
+
+    One uniform ``u`` gives both halves: its leading bit picks the sign and the rest,
+    ``2u mod 1``, an Exp(1) magnitude ``-log(1 - r)``, which stays finite.
+    """
+    shape = static_shape("standard_laplace", shape)
+    u = _uniform01(shape, np.float32, _key("standard_laplace", seed))
+    twice = M.mul_p(u, 2.0)
+    magnitude = M.neg_p(M.log1p_p(M.neg_p(M.sub_p(twice, M.floor_p(twice)))))
+    return M.where_p(M.less_p(u, 0.5), M.neg_p(magnitude), magnitude)
+
+
+def laplace(shape, mean, lambda_param, seed=None):
+    """Laplace samples with location ``mean`` and scale ``lambda_param`` (Tensors): a
+    standard Laplace sample of ``shape`` times ``lambda_param`` plus ``mean``."""
+    _require_tensor("laplace", "mean", mean)
+    _require_tensor("laplace", "lambda_param", lambda_param)
+    return M.add_p(M.mul_p(standard_laplace(shape, seed), lambda_param), mean)
+
+
+def random_categorical(logits, num_sample, seed=0, dtype=D.int64):
+    """``num_sample`` category indices per row of the 2-D unnormalised log-probabilities."""
+    _require_tensor("random_categorical", "logits", logits)
+    if logits.ndim != 2:
+        raise ValueError("For 'random_categorical', logits shape size only support 2D, but got "
+                         f"{logits.ndim}D.")
+    d = D.resolve(dtype)
+    if d not in (D.int16, D.int32, D.int64):
+        raise TypeError(f"For 'random_categorical', the 'dtype' must be Int16, Int32 or Int64, "
+                        f"but got {d}.")
+    shifted = M.sub_p(logits, amax_p(logits, axis=(1,), keepdims=True))
+    draws = multinomial(M.exp_p(shifted), num_sample, True, seed)
+    return _cast(draws, d.np)
 
 
 def choice_with_mask(input_x, count=256, seed=None):
@@ -423,4 +490,5 @@ TENSOR_METHODS = {
 __all__ = ["uniform", "normal", "standard_normal", "rand", "randn", "rand_like", "randn_like",
            "uniform_like", "normal_like", "exponential_like", "randint", "randint_like",
            "random_like", "randperm", "shuffle", "bernoulli", "multinomial", "gamma", "poisson",
+           "random_gamma", "random_poisson", "standard_laplace", "laplace", "random_categorical",
            "choice_with_mask"]

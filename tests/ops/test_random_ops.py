@@ -78,6 +78,18 @@ CASES = [
            out_dtype=ms.float32),
     OpCase("poisson", lambda m: ops.poisson((4, 1), m), None, [_f32(2)], out_dtype=ms.float32),
     OpCase("choice_with_mask", lambda x: ops.choice_with_mask(x, 4), None, [_bool(2, 3)]),
+    OpCase("random_gamma", lambda a: ops.random_gamma(Tensor([3, 2], ms.int32), a), None,
+           [_f32(3)], dtype=np.float16, out_dtype=ms.float16),
+    OpCase("random_poisson", lambda r: ops.random_poisson(Tensor([3, 2]), r, dtype=ms.int32),
+           None, [_f32(3)], dtype=np.float64, out_dtype=ms.int32),
+    OpCase("standard_laplace", lambda: ops.standard_laplace((3, 2)), None, [],
+           out_dtype=ms.float32),
+    OpCase("laplace", lambda m, s: ops.laplace((3, 1), m, s), None, [(2,), _f32(1)],
+           out_dtype=ms.float32),
+    OpCase("random_categorical", lambda x: ops.random_categorical(x, 4), None, [(2, 3)],
+           out_dtype=ms.int64),
+    OpCase("random_categorical-int16", lambda x: ops.random_categorical(x, 4, dtype=ms.int16),
+           None, [(1, 3)], out_dtype=ms.int16, id="random_categorical-int16"),
 ]
 
 
@@ -105,6 +117,11 @@ SHAPES = [
     (lambda: ops.multinomial(Tensor([1., 2.]), 0), (0,)),
     (lambda: ops.choice_with_mask(Tensor([True, False, True]))[0], (256, 1)),
     (lambda: ops.shuffle(Tensor(1.5)), ()),
+    (lambda: ops.random_gamma(Tensor([3, 2], ms.int32), Tensor([1., 2., 3.])), (3, 2, 3)),
+    (lambda: ops.random_poisson(Tensor([3, 2]), Tensor(np.ones((2, 2), np.float32))),
+     (3, 2, 2, 2)),
+    (lambda: ops.laplace((3, 1), Tensor([1., 2.]), Tensor(2.)), (3, 2)),
+    (lambda: ops.random_categorical(Tensor(np.zeros((5, 3), np.float32)), 7), (5, 7)),
 ]
 
 
@@ -227,6 +244,33 @@ def test_gamma_moments_use_beta_as_scale():
     ms.set_seed(9)
     a = ops.gamma((N,), Tensor(3.0), Tensor(2.0)).asnumpy().astype(np.float64)
     assert abs(a.mean() - 6.0) < 0.05 and abs(a.var() - 12.0) < 0.3 and a.min() > 0
+
+
+def test_random_gamma_and_random_poisson_moments():
+    ms.set_seed(9)
+    g = ops.random_gamma(Tensor([N], ms.int32), Tensor([0.5, 4.0], ms.float64)).asnumpy()
+    np.testing.assert_allclose(g.mean(axis=0), [0.5, 4.0], rtol=0.02)
+    np.testing.assert_allclose(g.var(axis=0), [0.5, 4.0], rtol=0.04)
+    p = ops.random_poisson(Tensor([N]), Tensor([3.0]), dtype=ms.int64).asnumpy()[:, 0]
+    assert abs(p.mean() - 3.0) < 0.03 and abs(p.var() - 3.0) < 0.06
+
+
+def test_laplace_moments():
+    """Laplace(mu, b): mean mu, variance 2 b^2, P(X < mu) = 1/2, E|X - mu| = b."""
+    ms.set_seed(9)
+    a = ops.laplace((N,), Tensor(1.5), Tensor(0.5)).asnumpy().astype(np.float64)
+    assert abs(a.mean() - 1.5) < 0.01 and abs(a.var() - 0.5) < 0.01
+    assert abs((a < 1.5).mean() - 0.5) < 0.01 and abs(np.abs(a - 1.5).mean() - 0.5) < 0.005
+    assert np.all(np.isfinite(a))
+
+
+def test_random_categorical_samples_the_softmax():
+    ms.set_seed(9)
+    logits = np.array([[0.0, 1.0, 2.0], [5.0, 0.0, 0.0]], np.float32)
+    a = ops.random_categorical(Tensor(logits), N).asnumpy()
+    want = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    for row in range(2):
+        np.testing.assert_allclose(np.bincount(a[row], minlength=3) / N, want[row], atol=0.01)
 
 
 def test_poisson_moments():
@@ -465,6 +509,13 @@ ERRORS = [
      "'mean' must be Tensor\\[Float32\\], but got Tensor\\[Int64\\]"),
     (lambda: ops.choice_with_mask(Tensor([1., 0.]), 2), TypeError, "Tensor\\[Bool\\]"),
     (lambda: ops.choice_with_mask(Tensor([True]), 0), ValueError, "greater than 0"),
+    (lambda: ops.random_gamma((3, 2), Tensor([1.])), TypeError, "'shape' must be a 1-D int"),
+    (lambda: ops.random_poisson((3, 2), Tensor([1.])), TypeError, "'shape' must be a 1-D int"),
+    (lambda: ops.random_poisson(Tensor([2]), Tensor([1])), TypeError, "must be a float tensor"),
+    (lambda: ops.laplace((3,), 1., 2.), TypeError, "must be a Tensor"),
+    (lambda: ops.random_categorical(Tensor([0., 1.]), 4), ValueError, "only support 2D"),
+    (lambda: ops.random_categorical(Tensor([[0., 1.]]), 4, dtype=ms.float32), TypeError,
+     "'dtype' must be Int16, Int32 or Int64"),
 ]
 
 
