@@ -89,6 +89,9 @@ class Tape:
         if type(out) is tuple:
             out_ids = tuple(self.new_id(o) for o in out)
             out_avals = tuple(ShapedArray(o._data.shape, o._data.dtype) for o in out)
+            if prim.kind == "view":
+                for o in out:
+                    self._note_view(o)
         else:
             out_ids = (self.new_id(out),)
             out_avals = (ShapedArray(out._data.shape, out._data.dtype),)

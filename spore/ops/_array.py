@@ -1,10 +1,62 @@
-"""Shape and array ops with MindSpore's signatures (thin adapters over array primitives)."""
+"""Shape, indexing and array ops with MindSpore's signatures.
+
+Thin adapters: each normalises its MindSpore signature and calls array
+primitives (``spore/_prims/array.py``) or composes them. Composites (stack, tile,
+flip, one_hot, tril, diag, ...) need no gradient rule of their own.
+"""
 from __future__ import annotations
 
+import numpy as np
+
+from .. import _dtype as D
+from .._core import primitive as P
 from .._prims import array as A
-from ._utils import as_tensor, static_shape, normalize_dim, static_int
+from .._prims import math as M
+from ._utils import as_tensor, static_shape, normalize_dim, static_int, to_np_dtype
+
+_FULL = ("slice", None, None, None)
 
 
+# --------------------------------------------------------------------------- helpers
+def _tensor_arg(name, arg, x):
+    if not isinstance(x, P._Tensor):
+        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
+                        f"{type(x).__name__}.")
+    return x
+
+
+def _index_tensor(name, arg, index):
+    """An integer index tensor (lists and ints are converted; floats are rejected)."""
+    if not isinstance(index, P._Tensor):
+        index = P._Tensor(index) if isinstance(index, (list, tuple, int, np.ndarray)) else index
+    if not isinstance(index, P._Tensor) or index._data.dtype.kind not in "iu":
+        got = index.dtype if isinstance(index, P._Tensor) else type(index).__name__
+        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor of Int32 or Int64, but got "
+                        f"{got}.")
+    return index
+
+
+def _tensor_list(name, tensors, arg="tensors"):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"For '{name}', the '{arg}' must be a list or tuple of Tensors, but got "
+                        f"{type(tensors).__name__}.")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, P._Tensor):
+            raise TypeError(f"For '{name}', every element of '{arg}' must be a Tensor, but "
+                            f"element {i} is {type(t).__name__}.")
+    return list(tensors)
+
+
+def _axis_spec(axis, entry):
+    """An index spec selecting ``entry`` in dimension ``axis`` and everything elsewhere."""
+    return (_FULL,) * axis + (entry,)
+
+
+def _int_range(start, stop):
+    return A.arange_p(start=start, stop=stop, step=1, dtype=np.dtype(np.int64))
+
+
+# --------------------------------------------------------------------------- reshaping
 def reshape(input, shape):
     """Reshape; one dimension may be -1."""
     x = as_tensor(input)
@@ -29,6 +81,10 @@ def _resolve_minus_one(name, shape, x):
                              f"size {size}.")
         shape = tuple(size // known if s == -1 else s for s in shape)
     return shape
+
+
+def ravel(input):
+    return reshape(input, (-1,))
 
 
 def transpose(input, dims):
@@ -58,6 +114,28 @@ def swapaxes(input, axis0, axis1):
 
 
 swapdims = swapaxes
+
+
+def movedim(x, source, destination):
+    """Move dimensions ``source`` to positions ``destination`` (ints or tuples)."""
+    x = as_tensor(x)
+    nd = len(x.shape)
+    src = static_shape("movedim", source, "source")
+    dst = static_shape("movedim", destination, "destination")
+    if len(src) != len(dst):
+        raise ValueError(f"For 'movedim', 'source' and 'destination' must have the same "
+                         f"length, but got {len(src)} and {len(dst)}.")
+    src = [normalize_dim("movedim", s, nd, "source") for s in src]
+    dst = [normalize_dim("movedim", d, nd, "destination") for d in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("For 'movedim', repeated dimensions in 'source' or 'destination'.")
+    rest = iter(d for d in range(nd) if d not in src)
+    placed = dict(zip(dst, src))
+    perm = tuple(placed[i] if i in placed else next(rest) for i in range(nd))
+    return A.transpose_p(x, perm=perm)
+
+
+moveaxis = movedim
 
 
 def t(input):
@@ -149,6 +227,832 @@ def broadcast_to_shape(x, shape):
     return broadcast_to(x, shape)
 
 
+def view_dtype(input, dtype):
+    """Reinterpret the bits as ``dtype`` (``Tensor.view(ms.int32)``); when the element size
+    changes, the last dimension shrinks or grows accordingly."""
+    x = _tensor_arg("view_dtype", "input", input)
+    return A.view_dtype_p(x, dtype=to_np_dtype(dtype))
+
+
+# --------------------------------------------------------------------------- joining
+def concat(tensors, axis=0):
+    """Join tensors along an existing axis; mixed dtypes are promoted (MindSpore's CPU kernel
+    rejects them; Spore follows the op's promotion rules)."""
+    xs = _tensor_list("concat", tensors)
+    return A.concat_p(*xs, axis=static_int("concat", "axis", axis))
+
+
+cat = concat
+
+
+def stack(tensors, axis=0):
+    """Join equally-shaped tensors along a new axis."""
+    xs = _tensor_list("stack", tensors)
+    if not xs:
+        raise ValueError("For 'stack', the number of input tensors must be greater than 0.")
+    shape = tuple(xs[0].shape)
+    for i, x in enumerate(xs):
+        if tuple(x.shape) != shape:
+            raise ValueError(f"For 'stack', all input shapes must be the same, but got "
+                             f"{list(shape)} and {list(x.shape)} (tensor {i}).")
+    nd = len(shape) + 1
+    a = static_int("stack", "axis", axis)
+    if not -nd <= a < nd:
+        raise ValueError(f"For 'stack', the 'axis' must be in range [{-nd}, {nd}), but got {a}.")
+    a %= nd
+    new = shape[:a] + (1,) + shape[a:]
+    return A.concat_p(*[A.reshape_p(x, shape=new) for x in xs], axis=a)
+
+
+def hstack(tensors):
+    xs = _tensor_list("hstack", tensors)
+    xs = [reshape(x, (1,)) if x.ndim == 0 else x for x in xs]
+    return concat(xs, 0 if xs and xs[0].ndim == 1 else 1)
+
+
+def vstack(inputs):
+    xs = _tensor_list("vstack", inputs, "inputs")
+    return concat([reshape(x, (1, -1)) if x.ndim < 2 else x for x in xs], 0)
+
+
+def column_stack(tensors):
+    xs = _tensor_list("column_stack", tensors)
+    return concat([reshape(x, (-1, 1)) if x.ndim < 2 else x for x in xs], 1)
+
+
+def _split_sizes(name, n, split_size_or_sections):
+    if isinstance(split_size_or_sections, (tuple, list)):
+        sizes = tuple(static_int(name, "split_size_or_sections", s)
+                      for s in split_size_or_sections)
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise ValueError(f"For '{name}', the sum of 'split_size_or_sections' should be equal "
+                             f"to {n}, but got {sum(sizes)}.")
+        return sizes
+    if isinstance(split_size_or_sections, (bool, float)) or not isinstance(
+            split_size_or_sections, (int, np.integer, P._Tensor)):
+        raise TypeError(f"For '{name}', the 'split_size_or_sections' must be int, tuple(int) or "
+                        f"list(int), but got {type(split_size_or_sections).__name__}.")
+    size = static_int(name, "split_size_or_sections", split_size_or_sections)
+    if size <= 0:
+        raise ValueError(f"For '{name}', the value of 'split_size_or_sections' must be more than "
+                         f"zero, but got {size}.")
+    return (size,) * (n // size) + ((n % size,) if n % size else ()) or (0,)
+
+
+def split(tensor, split_size_or_sections, axis=0):
+    """Split into pieces of one size (the last may be smaller) or of the listed sizes."""
+    x = as_tensor(tensor)
+    a = normalize_dim("split", axis, len(x.shape))
+    sizes = _split_sizes("split", x.shape[a], split_size_or_sections)
+    return A.split_p(x, sizes=sizes, axis=a)
+
+
+def tensor_split(input, indices_or_sections, axis=0):
+    """Split into ``n`` nearly equal pieces, or at the listed indices."""
+    x = as_tensor(input)
+    a = normalize_dim("tensor_split", axis, len(x.shape))
+    n = x.shape[a]
+    if isinstance(indices_or_sections, (tuple, list)):
+        cuts = []
+        for i in indices_or_sections:
+            i = static_int("tensor_split", "indices_or_sections", i)
+            cuts.append(min(max(i + n if i < 0 else i, 0), n))
+        if cuts != sorted(cuts):
+            raise ValueError(f"For 'tensor_split', the split indices must be non-decreasing, "
+                             f"but got {list(indices_or_sections)}.")
+        bounds = [0] + cuts + [n]
+        sizes = tuple(hi - lo for lo, hi in zip(bounds[:-1], bounds[1:]))
+    else:
+        k = static_int("tensor_split", "indices_or_sections", indices_or_sections)
+        if k <= 0:
+            raise ValueError(f"For 'tensor_split', the number of sections must be positive, "
+                             f"but got {k}.")
+        sizes = tuple(n // k + (1 if i < n % k else 0) for i in range(k))
+    return A.split_p(x, sizes=sizes, axis=a)
+
+
+def chunk(input, chunks, axis=0):
+    """Split into ``chunks`` pieces of ``ceil(n / chunks)`` (fewer pieces if that covers it)."""
+    x = as_tensor(input)
+    chunks = static_int("chunk", "chunks", chunks)
+    if chunks <= 0:
+        raise ValueError(f"For 'chunk', the 'chunks' must be greater than 0, but got {chunks}.")
+    a = normalize_dim("chunk", axis, len(x.shape))
+    n = x.shape[a]
+    size = max(-(-n // chunks), 1)
+    return A.split_p(x, sizes=_split_sizes("chunk", n, size), axis=a)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of tensors with that dimension removed."""
+    x = as_tensor(input)
+    a = normalize_dim("unbind", dim, len(x.shape), "dim")
+    n = x.shape[a]
+    if n == 0:
+        return ()
+    shape = tuple(x.shape[:a] + x.shape[a + 1:])
+    pieces = A.split_p(x, sizes=(1,) * n, axis=a)
+    return tuple(A.reshape_p(p, shape=shape) for p in pieces)
+
+
+def unstack(input_x, axis=0):
+    return unbind(input_x, axis)
+
+
+# --------------------------------------------------------------------------- repeating
+def tile(input, dims):
+    """Repeat the whole tensor ``dims[i]`` times along dimension ``i`` (composite:
+    reshape, broadcast, reshape)."""
+    x = as_tensor(input)
+    reps = static_shape("tile", dims, "dims")
+    for i, r in enumerate(reps):
+        if r < 0:
+            raise ValueError(f"For 'Tile', 'dims' cannot contain negative integer numbers, but "
+                             f"got {r} in {i}th.")
+    nd = max(len(reps), x.ndim)
+    reps = (1,) * (nd - len(reps)) + reps
+    shape = (1,) * (nd - x.ndim) + tuple(x.shape)
+    interleaved = tuple(v for pair in zip(reps, shape) for v in pair)
+    spread = A.reshape_p(x, shape=tuple(v for s in shape for v in (1, s)))
+    spread = A.broadcast_to_p(spread, shape=interleaved)
+    return A.reshape_p(spread, shape=tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat_interleave(input, repeats, axis=None):
+    """Repeat each element ``repeats`` times (an int, or one count per element) along
+    ``axis`` (the flattened tensor when None)."""
+    x = as_tensor(input)
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    a = normalize_dim("repeat_interleave", axis, x.ndim)
+    counts = _repeat_counts(repeats)
+    if isinstance(counts, int):
+        if counts < 0:
+            raise ValueError(f"For 'repeat_interleave', 'repeats' must be non-negative, but got "
+                             f"{counts}.")
+        shape = tuple(x.shape)
+        spread = A.reshape_p(x, shape=shape[:a + 1] + (1,) + shape[a + 1:])
+        spread = A.broadcast_to_p(spread, shape=shape[:a + 1] + (counts,) + shape[a + 1:])
+        return A.reshape_p(spread, shape=shape[:a] + (shape[a] * counts,) + shape[a + 1:])
+    if len(counts) != x.shape[a] or any(c < 0 for c in counts):
+        raise ValueError(f"For 'repeat_interleave', 'repeats' must hold one non-negative count "
+                         f"per element of dimension {a} ({x.shape[a]}), but got {counts}.")
+    index = P.wrap(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
+    return A.getitem_p(x, index, spec=_axis_spec(a, ("tensor", 0)))
+
+
+def _repeat_counts(repeats):
+    if isinstance(repeats, P._Tensor):
+        repeats = repeats.asnumpy().tolist()
+    if isinstance(repeats, (list, tuple)):
+        counts = [static_int("repeat_interleave", "repeats", r) for r in repeats]
+        return counts[0] if len(counts) == 1 else counts
+    return static_int("repeat_interleave", "repeats", repeats)
+
+
+def repeat_elements(x, rep, axis=0):
+    return repeat_interleave(x, static_int("repeat_elements", "rep", rep), axis)
+
+
+# --------------------------------------------------------------------------- gathering
+def gather(input_params, input_indices, axis, batch_dims=0):
+    """``output[..., i, ...] = input_params[..., input_indices[i], ...]`` along ``axis``;
+    the first ``batch_dims`` dimensions of params and indices are paired."""
+    x = as_tensor(input_params)
+    idx = _index_tensor("gather", "input_indices", input_indices)
+    nd = x.ndim
+    a = normalize_dim("gather", axis, nd)
+    b = static_int("gather", "batch_dims", batch_dims)
+    if b == 0:
+        return A.getitem_p(x, idx, spec=_axis_spec(a, ("tensor", 0)))
+    return _batched_gather(x, idx, a, b + idx.ndim if b < 0 else b)
+
+
+def _batched_gather(x, idx, axis, b):
+    if b > axis or b > idx.ndim or tuple(x.shape[:b]) != tuple(idx.shape[:b]):
+        raise ValueError(f"For 'gather', 'batch_dims' ({b}) must not exceed 'axis' or the rank "
+                         f"of 'input_indices', and the first batch_dims dimensions of the input "
+                         f"{list(x.shape)} and indices {list(idx.shape)} must agree.")
+    moved = movedim(x, axis, b)
+    grids = [reshape(_int_range(0, n), (1,) * d + (n,) + (1,) * (idx.ndim - d - 1))
+             for d, n in enumerate(x.shape[:b])]
+    spec = tuple(("tensor", k) for k in range(b + 1))
+    picked = A.getitem_p(moved, *grids, idx, spec=spec)
+    # picked: batch + idx.shape[b:] + x.shape[b:axis] + x.shape[axis + 1:]
+    k, mid = idx.ndim - b, axis - b
+    perm = (tuple(range(b)) + tuple(range(b + k, b + k + mid)) + tuple(range(b, b + k))
+            + tuple(range(b + k + mid, picked.ndim)))
+    return A.transpose_p(picked, perm=perm)
+
+
+def gather_elements(input, dim, index):
+    """``output[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and alike for other dims)."""
+    x = as_tensor(input)
+    idx = _index_tensor("gather_elements", "index", index)
+    a = normalize_dim("gather_elements", dim, x.ndim, "dim")
+    return A.gather_d_p(x, idx, axis=a)
+
+
+def gather_d(x, dim, index):
+    return gather_elements(x, dim, index)
+
+
+def _nd_indices(name, indices, x):
+    """Split ``indices[..., k]`` into k index tensors (one per leading dimension of x)."""
+    idx = _index_tensor(name, "indices", indices)
+    if idx.ndim == 0:
+        raise ValueError(f"For '{name}', the rank of 'indices' must be at least 1.")
+    k = idx.shape[-1]
+    if k > x.ndim:
+        raise ValueError(f"For '{name}', the last dimension of 'indices' ({k}) must not exceed "
+                         f"the rank of the input ({x.ndim}).")
+    cols = [A.getitem_p(idx, spec=(("ellipsis",), ("int", i))) for i in range(k)]
+    return cols, tuple(("tensor", i) for i in range(k))
+
+
+def gather_nd(input_x, indices):
+    """``output[i...] = input_x[indices[i..., 0], ..., indices[i..., k-1]]``."""
+    x = as_tensor(input_x)
+    cols, spec = _nd_indices("gather_nd", indices, x)
+    return A.getitem_p(x, *cols, spec=spec)
+
+
+def index_select(input, axis, index):
+    """Select entries of ``input`` along ``axis`` at the 1-D ``index``."""
+    if not isinstance(input, P._Tensor) or not isinstance(index, P._Tensor):
+        raise TypeError("For 'index_select', `input` and `index` must be all tensors.")
+    idx = _index_tensor("index_select", "index", index)
+    if idx.ndim != 1:
+        raise ValueError(f"For 'index_select', the dimension of `index` must be 1, but got "
+                         f"{idx.ndim}")
+    a = normalize_dim("index_select", axis, input.ndim)
+    return A.getitem_p(input, idx, spec=_axis_spec(a, ("tensor", 0)))
+
+
+def take(input, index):
+    """Entries of the flattened ``input`` at ``index`` (output has the index's shape)."""
+    x = reshape(as_tensor(input), (-1,))
+    idx = _index_tensor("take", "index", index)
+    return A.getitem_p(x, idx, spec=(("tensor", 0),))
+
+
+def narrow(input, axis, start, length):
+    """``length`` entries of ``input`` along ``axis`` from ``start``: a view."""
+    x = as_tensor(input)
+    a = normalize_dim("narrow", axis, x.ndim)
+    n = x.shape[a]
+    s = static_int("narrow", "start", start)
+    ln = static_int("narrow", "length", length)
+    if not -n <= s <= n:
+        raise ValueError(f"For 'narrow', the 'start' must be in range [{-n}, {n}], but got {s}.")
+    if s < 0:
+        s += n
+    if not 0 <= ln <= n - s:
+        raise ValueError(f"For 'narrow', the 'length' must be in range [0, {n - s}], but got "
+                         f"{ln}.")
+    return A.getitem_p(x, spec=_axis_spec(a, ("slice", s, s + ln, None)))
+
+
+def select_dim(input, dim, index):
+    """``input`` at position ``index`` of ``dim``, that dimension removed (a view)."""
+    x = as_tensor(input)
+    a = normalize_dim("select", dim, x.ndim, "dim")
+    i = static_int("select", "index", index)
+    return A.getitem_p(x, spec=_axis_spec(a, ("int", i)))
+
+
+# --------------------------------------------------------------------------- masks
+def masked_fill(input_x, mask, value):
+    """``value`` where ``mask`` is True, ``input_x`` elsewhere (broadcast; keeps the input's
+    dtype)."""
+    x = as_tensor(input_x)
+    m = _bool_mask("masked_fill", mask)
+    return M.where_p(m, _value_like(x, value), x)
+
+
+def _bool_mask(name, mask):
+    m = as_tensor(mask)
+    if m._data.dtype != np.bool_:
+        raise TypeError(f"For '{name}', the 'mask' must be a Bool tensor, but got {m.dtype}.")
+    return m
+
+
+def _value_like(x, value):
+    """``value`` converted to ``x``'s dtype (a Python scalar stays weak)."""
+    if isinstance(value, P._Tensor):
+        return value if value._data.dtype == x._data.dtype else A.cast_p(value, dtype=x._data.dtype)
+    if isinstance(value, (bool, int, float, np.generic)):
+        return np.asarray(value).astype(x._data.dtype).item()
+    raise TypeError(f"For 'masked_fill', the 'value' must be a number or a Tensor, but got "
+                    f"{type(value).__name__}.")
+
+
+def masked_select(input, mask):
+    """The elements of ``input`` where ``mask`` is True, as a 1-D tensor (broadcast first)."""
+    x = as_tensor(input)
+    m = _bool_mask("masked_select", mask)
+    shape = tuple(np.broadcast_shapes(tuple(x.shape), tuple(m.shape)))
+    if tuple(x.shape) != shape:
+        x = A.broadcast_to_p(x, shape=shape)
+    if tuple(m.shape) != shape:
+        m = A.broadcast_to_p(m, shape=shape)
+    return A.getitem_p(x, m, spec=(("tensor", 0),))
+
+
+def nonzero(input, *, as_tuple=False):
+    """Indices of the non-zero elements: an (N, ndim) Int64 tensor, or one 1-D tensor per
+    dimension with ``as_tuple=True``."""
+    x = as_tensor(input)
+    idx = A.nonzero_p(x)
+    if not as_tuple:
+        return idx
+    return unbind(idx, 1)
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# --------------------------------------------------------------------------- scattering
+def scatter(input, axis, index, src):
+    """``out[i][index[i][j]] = src[i][j]`` for ``axis=1`` (alike for other axes); ``src`` may be
+    a number or a tensor at least as large as ``index``."""
+    return _scatter_elements("scatter", input, axis, index, src, "none")
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    if reduction not in ("none", "add"):
+        raise ValueError(f"For 'tensor_scatter_elements', 'reduction' must be 'none' or 'add', "
+                         f"but got {reduction!r}.")
+    return _scatter_elements("tensor_scatter_elements", input_x, axis, indices, updates,
+                             reduction)
+
+
+def _scatter_elements(name, input, axis, index, src, reduction):
+    x = as_tensor(input)
+    idx = _index_tensor(name, "index", index)
+    a = normalize_dim(name, axis, x.ndim)
+    if isinstance(src, P._Tensor):
+        if src.ndim != idx.ndim:
+            raise ValueError(f"For '{name}', 'src' and 'index' must have the same rank, but got "
+                             f"{src.ndim} and {idx.ndim}.")
+        if tuple(src.shape) != tuple(idx.shape):
+            if any(i > s for i, s in zip(idx.shape, src.shape)):
+                raise ValueError(f"For '{name}', 'index' {list(idx.shape)} may not be larger "
+                                 f"than 'src' {list(src.shape)} in any dimension.")
+            src = A.getitem_p(src, spec=tuple(("slice", 0, n, None) for n in idx.shape))
+    else:
+        src = A.full_p(shape=tuple(idx.shape), dtype=x._data.dtype, value=src)
+    return A.scatter_elements_p(x, idx, src, axis=a, reduction=reduction)
+
+
+def scatter_add_elements(input, dim, index, src):
+    """PyTorch-style ``scatter_add``: ``out[i][index[i][j]] += src[i][j]`` (``dim=1``)."""
+    return _scatter_elements("scatter_add", input, dim, index, src, "add")
+
+
+def _rows_update(name, input_x, indices, updates, accumulate):
+    """``input_x[indices] = updates`` (or ``+=``), written into ``input_x`` in place."""
+    x = _tensor_arg(name, "input_x", input_x)
+    idx = _index_tensor(name, "indices", indices)
+    upd = _tensor_arg(name, "updates", updates)
+    want = tuple(idx.shape) + tuple(x.shape[1:])
+    if tuple(upd.shape) != want:
+        raise ValueError(f"For '{name}', 'updates' must have shape indices.shape + "
+                         f"input_x.shape[1:] = {list(want)}, but got {list(upd.shape)}.")
+    new = A.index_put_p(x, upd, idx, spec=(("tensor", 0),), accumulate=accumulate)
+    return A.assign_p(x, new)
+
+
+def scatter_add(input_x, indices, updates):
+    """``input_x[indices] += updates`` in place (duplicates accumulate); returns ``input_x``."""
+    return _rows_update("scatter_add", input_x, indices, updates, True)
+
+
+def scatter_update(input_x, indices, updates):
+    """``input_x[indices] = updates`` in place; returns ``input_x``."""
+    return _rows_update("scatter_update", input_x, indices, updates, False)
+
+
+def _tensor_scatter(name, input_x, indices, updates, accumulate):
+    x = as_tensor(input_x)
+    cols, spec = _nd_indices(name, indices, x)
+    upd = as_tensor(updates)
+    k = len(cols)
+    want = tuple(indices.shape[:-1]) + tuple(x.shape[k:])
+    if tuple(upd.shape) != want:
+        raise ValueError(f"For '{name}', updates_shape = indices_shape[:-1] + "
+                         f"x_shape[indices_shape[-1]:], but got x_shape: {tuple(x.shape)}, "
+                         f"indices_shape: {tuple(indices.shape)}, updates_shape: "
+                         f"{tuple(upd.shape)}.")
+    if upd._data.dtype != x._data.dtype:
+        raise TypeError(f"For '{name}', 'updates' must have the dtype of 'input_x', but got "
+                        f"{upd.dtype} and {x.dtype}.")
+    return A.index_put_p(x, upd, *cols, spec=spec, accumulate=accumulate)
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """A copy of ``input_x`` with the slices addressed by the rows of ``indices`` replaced."""
+    return _tensor_scatter("tensor_scatter_update", input_x, indices, updates, False)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """A copy of ``input_x`` with ``updates`` added at the rows of ``indices`` (duplicates
+    accumulate)."""
+    return _tensor_scatter("tensor_scatter_add", input_x, indices, updates, True)
+
+
+def scatter_nd(indices, updates, shape):
+    """Zeros of ``shape`` with ``updates`` added at the rows of ``indices``."""
+    upd = as_tensor(updates)
+    shape = static_shape("scatter_nd", shape)
+    zeros = A.full_p(shape=shape, dtype=upd._data.dtype, value=0)
+    return _tensor_scatter("scatter_nd", zeros, indices, upd, True)
+
+
+def _index_add(name, x, axis, index, source):
+    idx = _index_tensor(name, "indices", index)
+    if idx.ndim != 1:
+        raise ValueError(f"For '{name}', the 'indices' must be 1-D, but got rank {idx.ndim}.")
+    a = normalize_dim(name, axis, x.ndim)
+    want = tuple(x.shape[:a]) + (idx.shape[0],) + tuple(x.shape[a + 1:])
+    if tuple(source.shape) != want:
+        raise ValueError(f"For '{name}', the added tensor must have shape {list(want)}, but got "
+                         f"{list(source.shape)}.")
+    return A.index_put_p(x, source, idx, spec=_axis_spec(a, ("tensor", 0)), accumulate=True)
+
+
+def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
+    """``x[..., indices[i], ...] += y[..., i, ...]`` along ``axis``, in place; returns ``x``."""
+    x = _tensor_arg("index_add", "x", x)
+    return A.assign_p(x, _index_add("index_add", x, axis, indices, as_tensor(y)))
+
+
+def index_fill(x, axis, index, value):
+    """A copy of ``x`` with the entries at ``index`` along ``axis`` set to ``value``."""
+    x = as_tensor(x)
+    idx = _index_tensor("index_fill", "index", index)
+    a = normalize_dim("index_fill", axis, x.ndim)
+    return A.index_put_p(x, _value_like(x, value), reshape(idx, (-1,)),
+                         spec=_axis_spec(a, ("tensor", 0)))
+
+
+def index_put(input, indices, values, accumulate=False):
+    """A copy of ``input`` with ``input[indices] = values`` (``+=`` when accumulating);
+    ``indices`` is a tuple of index tensors, one per leading dimension."""
+    x = as_tensor(input)
+    if not isinstance(indices, (tuple, list)):
+        indices = (indices,)
+    idx = [i if isinstance(i, P._Tensor) and i._data.dtype == np.bool_
+           else _index_tensor("index_put", "indices", i) for i in indices]
+    spec = tuple(("tensor", k) for k in range(len(idx)))
+    return A.index_put_p(x, _value_like(x, values) if not isinstance(values, P._Tensor)
+                         else values, *idx, spec=spec, accumulate=bool(accumulate))
+
+
+# --------------------------------------------------------------------------- reordering
+def flip(input, dims):
+    """Reverse the order of elements along ``dims`` (a view)."""
+    x = as_tensor(input)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else dims
+    axes = {normalize_dim("flip", d, x.ndim, "dims") for d in static_shape("flip", dims, "dims")}
+    spec = tuple(("slice", None, None, -1 if d in axes else None) for d in range(x.ndim))
+    return A.getitem_p(x, spec=spec)
+
+
+def fliplr(input):
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise ValueError(f"For 'fliplr', the input must be at least 2-D, but got rank {x.ndim}.")
+    return flip(x, (1,))
+
+
+def flipud(input):
+    x = as_tensor(input)
+    if x.ndim < 1:
+        raise ValueError("For 'flipud', the input must be at least 1-D, but got a 0-D tensor.")
+    return flip(x, (0,))
+
+
+def roll(input, shifts, dims=None):
+    """Shift elements cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
+    x = as_tensor(input)
+    shifts = static_shape("roll", shifts, "shifts")
+    if dims is None:
+        if len(shifts) != 1:
+            raise ValueError(f"For 'roll', 'shifts' must be a single number when 'dims' is "
+                             f"None, but got {list(shifts)}.")
+        return A.roll_p(x, shifts=shifts, axes=None)
+    axes = tuple(normalize_dim("roll", d, x.ndim, "dims")
+                 for d in static_shape("roll", dims, "dims"))
+    if len(axes) != len(shifts):
+        raise ValueError(f"For 'roll', 'shifts' and 'dims' must have the same length, but got "
+                         f"{len(shifts)} and {len(axes)}.")
+    return A.roll_p(x, shifts=shifts, axes=axes)
+
+
+def rot90(input, k, dims):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
+    second)."""
+    x = as_tensor(input)
+    d0, d1 = (normalize_dim("rot90", d, x.ndim, "dims") for d in static_shape("rot90", dims))
+    if d0 == d1:
+        raise ValueError("For 'rot90', the two 'dims' must differ.")
+    k = static_int("rot90", "k", k) % 4
+    if k == 1:
+        return swapaxes(flip(x, (d1,)), d0, d1)
+    if k == 2:
+        return flip(x, (d0, d1))
+    if k == 3:
+        return flip(swapaxes(x, d0, d1), (d1,))
+    return x
+
+
+def sort(input_x, axis=-1, descending=False):
+    """``(values, indices)`` sorted along ``axis`` (stable); indices are Int32."""
+    x = as_tensor(input_x)
+    a = static_int("sort", "axis", axis)
+    return A.sort_p(x, axis=a, descending=bool(descending))
+
+
+def argsort(input, axis=-1, descending=False):
+    """Int32 indices that sort ``input`` along ``axis`` (stable)."""
+    return sort(input, axis, descending)[1]
+
+
+def topk(input, k, dim=None, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) entries along ``dim`` (default: last) and their Int32
+    indices, in order; equal entries keep index order."""
+    x = as_tensor(input)
+    axis = -1 if dim is None else static_int("topk", "dim", dim)
+    return A.topk_p(x, k=static_int("topk", "k", k), axis=axis, largest=bool(largest))
+
+
+def top_k(input_x, k, sorted=True):
+    return topk(input_x, k, sorted=sorted)
+
+
+def unique(input):
+    """``(output, inverse)``: the distinct elements in order of first appearance, and for
+    every input element the position of its value in ``output``."""
+    x = as_tensor(input)
+    inv = np.dtype(np.int64) if x._data.dtype == np.int64 else np.dtype(np.int32)
+    values, inverse, _ = A.unique_p(x, sorted=False, axis=None, inverse_dtype=inv)
+    return values, inverse
+
+
+# --------------------------------------------------------------------------- construction
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """One-hot encoding: ``on_value`` where the class equals the index. Python-number values
+    give Int64 (ints) or Float32 (floats); tensor values keep their dtype."""
+    idx = _index_tensor("one_hot", "indices", indices)
+    depth = static_int("one_hot", "depth", depth)
+    if depth < 0:
+        raise ValueError(f"For 'one_hot', the 'depth' must be non-negative, but got {depth}.")
+    nd = idx.ndim + 1
+    a = static_int("one_hot", "axis", axis)
+    if not -1 <= a < nd:
+        raise ValueError(f"For 'one_hot', the 'axis' must be -1 or in range [0, {nd}), but got "
+                         f"{a}.")
+    a %= nd
+    classes = reshape(_int_range(0, depth), (1,) * a + (depth,) + (1,) * (nd - a - 1))
+    hot = M.equal_p(expand_dims(idx, a), classes)
+    return M.where_p(hot, on_value, off_value)
+
+
+def diag(input):
+    """A tensor of rank 2k with ``input`` (rank k) on its diagonal."""
+    x = as_tensor(input)
+    shape = tuple(x.shape)
+    n = x.size
+    column = reshape(x, (n, 1))
+    eye = A.eye_p(n=n, m=n, dtype=np.dtype(np.bool_))
+    zero = False if x._data.dtype == np.bool_ else 0
+    return reshape(M.where_p(eye, column, zero), shape + shape)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal at ``offset`` of the planes spanned by ``dim1`` and ``dim2``, as the last
+    dimension of the result."""
+    x = as_tensor(input)
+    nd = x.ndim
+    d1 = normalize_dim("diagonal", dim1, nd, "dim1")
+    d2 = normalize_dim("diagonal", dim2, nd, "dim2")
+    if d1 == d2:
+        raise ValueError(f"For 'Diagonal', dim1 and dim2 cannot be identical, but got : dim1 "
+                         f"={d1} and dim2 = {d2}.")
+    off = static_int("diagonal", "offset", offset)
+    perm = tuple(d for d in range(nd) if d not in (d1, d2)) + (d1, d2)
+    planes = A.transpose_p(x, perm=perm)
+    r0, c0 = max(-off, 0), max(off, 0)
+    length = max(0, min(x.shape[d1] - r0, x.shape[d2] - c0))
+    rows = _int_range(r0, r0 + length)
+    cols = _int_range(c0, c0 + length)
+    return A.getitem_p(planes, rows, cols, spec=(("ellipsis",), ("tensor", 0), ("tensor", 1)))
+
+
+def _triangle(name, input, diagonal, lower):
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise ValueError(f"For '{name}', the input's rank must be greater than or equal to 2, "
+                         f"but got {x.ndim}.")
+    k = static_int(name, "diagonal", diagonal)
+    n, m = x.shape[-2:]
+    offset = M.sub_p(reshape(_int_range(0, m), (1, m)), reshape(_int_range(0, n), (n, 1)))
+    keep = M.less_equal_p(offset, k) if lower else M.greater_equal_p(offset, k)
+    zero = False if x._data.dtype == np.bool_ else 0
+    return M.where_p(keep, x, zero)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle (``col - row <= diagonal``) of the last two dimensions."""
+    return _triangle("tril", input, diagonal, True)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle (``col - row >= diagonal``) of the last two dimensions."""
+    return _triangle("triu", input, diagonal, False)
+
+
+def meshgrid(*inputs, indexing="xy"):
+    """Coordinate grids from 1-D tensors ('xy': the first two output dims are swapped)."""
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])
+    xs = _tensor_list("meshgrid", list(inputs), "inputs")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"For 'meshgrid', 'indexing' must be 'xy' or 'ij', but got "
+                         f"{indexing!r}.")
+    for i, x in enumerate(xs):
+        if x.ndim > 1:
+            raise ValueError(f"For 'meshgrid', every input must be 1-D, but input {i} has rank "
+                             f"{x.ndim}.")
+    sizes = [x.size for x in xs]
+    order = list(range(len(xs)))
+    if indexing == "xy" and len(xs) > 1:
+        order[0], order[1] = 1, 0
+    shape = tuple(sizes[i] for i in order)
+    grids = []
+    for i, x in enumerate(xs):
+        pos = order.index(i)
+        placed = reshape(x, (1,) * pos + (sizes[i],) + (1,) * (len(xs) - pos - 1))
+        grids.append(A.broadcast_to_p(placed, shape=shape))
+    return tuple(grids)
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+              "edge": "edge", "circular": "wrap"}
+
+
+def pad(input_x, padding, mode="constant", value=None):
+    """Pad (or crop, with negative amounts) the last dimensions. ``padding`` lists
+    (before, after) pairs starting from the LAST dimension, as PyTorch does:
+    ``(left, right, top, bottom, ...)``. Modes: 'constant', 'reflect', 'replicate',
+    'circular'."""
+    x = as_tensor(input_x)
+    pads = static_shape("pad", padding, "padding")
+    if len(pads) % 2:
+        raise ValueError(f"For 'pad', the size of padding must be divisible by 2, but got "
+                         f"{len(pads)}")
+    if len(pads) // 2 > x.ndim:
+        raise ValueError(f"For 'pad', the padding has {len(pads) // 2} (before, after) pairs, "
+                         f"more than the input's rank {x.ndim}.")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"For 'pad', the 'mode' must be one of {sorted(_PAD_MODES)}, but got "
+                         f"{mode!r}.")
+    pairs = [(0, 0)] * x.ndim
+    for j in range(len(pads) // 2):
+        pairs[x.ndim - 1 - j] = (pads[2 * j], pads[2 * j + 1])
+    fill = 0 if value is None else (value.item() if isinstance(value, P._Tensor) else value)
+    return A.pad_p(x, pads=tuple(pairs), mode=_PAD_MODES[mode], value=fill)
+
+
+# --------------------------------------------------------------------------- Tensor methods
+def _tensor_gather(self, *args, **kwargs):
+    """``gather(dim, index)`` (PyTorch style) or ``gather(input_indices, axis, batch_dims=0)``."""
+    if "dim" in kwargs or "index" in kwargs or (
+            args and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool)):
+        dim = kwargs.pop("dim", args[0] if args else None)
+        index = kwargs.pop("index", args[1] if len(args) > 1 else None)
+        return gather_elements(self, dim, index)
+    return gather(self, *args, **kwargs)
+
+
+def _tensor_scatter_add(self, *args, **kwargs):
+    """``scatter_add(dim, index, src)`` (out of place) or ``scatter_add(indices, updates)``."""
+    if "dim" in kwargs or (args and isinstance(args[0], (int, np.integer))):
+        dim = kwargs.pop("dim", args[0] if args else None)
+        rest = list(args[1:])
+        index = kwargs.pop("index", rest.pop(0) if rest else None)
+        src = kwargs.pop("src", rest.pop(0) if rest else None)
+        return scatter_add_elements(self, dim, index, src)
+    return scatter_add(self, *args, **kwargs)
+
+
+def _tensor_index_add(self, *args, alpha=1, **kwargs):
+    """``index_add(dim, index, source, *, alpha=1)`` (out of place) or MindSpore's
+    ``index_add(indices, y, axis)`` (in place)."""
+    if "dim" in kwargs or (args and isinstance(args[0], (int, np.integer))):
+        dim = kwargs.pop("dim", args[0] if args else None)
+        rest = list(args[1:])
+        index = kwargs.pop("index", rest.pop(0) if rest else None)
+        source = as_tensor(kwargs.pop("source", rest.pop(0) if rest else None))
+        if alpha != 1:
+            source = M.mul_p(source, alpha)
+        return _index_add("index_add", self, dim, index, source)
+    return index_add(self, *args, **kwargs)
+
+
+def _tensor_select(self, *args, **kwargs):
+    """``select(dim, index)`` (a view) or the older ``select(condition, y)``."""
+    if args and isinstance(args[0], P._Tensor):
+        return M.where_p(args[0], self, args[1] if len(args) > 1 else kwargs["y"])
+    return select_dim(self, *args, **kwargs)
+
+
+def _dim_arg(dim, axis, default):
+    return default if dim is None and axis is None else (dim if dim is not None else axis)
+
+
+def _tensor_sort(self, dim=None, descending=False, stable=False, *, axis=None):
+    return sort(self, _dim_arg(dim, axis, -1), descending)
+
+
+def _tensor_argsort(self, axis=None, descending=False, stable=False, *, dim=None):
+    return argsort(self, _dim_arg(dim, axis, -1), descending)
+
+
+def _tensor_split(self, split_size_or_sections=None, dim=None, *, axis=None, split_size=None):
+    sizes = split_size if split_size is not None else split_size_or_sections
+    return split(self, sizes, _dim_arg(dim, axis, 0))
+
+
+def _tensor_chunk(self, chunks, dim=None, *, axis=None):
+    return chunk(self, chunks, _dim_arg(dim, axis, 0))
+
+
+def _tensor_repeat_interleave(self, repeats, dim=None, *, output_size=None, axis=None):
+    return repeat_interleave(self, repeats, _dim_arg(dim, axis, None))
+
+
+def _tensor_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """PyTorch-style ``unique``: values only, or a tuple with Int64 inverse/counts."""
+    x = as_tensor(self)
+    axis = None if dim is None else normalize_dim("unique", dim, x.ndim, "dim")
+    values, inverse, counts = A.unique_p(x, sorted=bool(sorted), axis=axis,
+                                         inverse_dtype=np.dtype(np.int64))
+    extra = ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return (values,) + extra if extra else values
+
+
+def _tensor_take(self, indices, axis=None, mode="clip"):
+    """``take(index)`` on the flattened tensor; with ``axis``, NumPy-style take."""
+    if axis is None:
+        return take(self, indices)
+    idx = _index_tensor("take", "indices", indices)
+    a = normalize_dim("take", axis, self.ndim)
+    n = self.shape[a]
+    if mode == "clip":
+        idx = M.minimum_p(M.maximum_p(idx, 0), n - 1)
+    elif mode == "wrap":
+        idx = M.mod_p(idx, n)
+    elif mode != "raise":
+        raise ValueError(f"For 'take', 'mode' must be 'raise', 'wrap' or 'clip', but got "
+                         f"{mode!r}.")
+    return A.getitem_p(self, idx, spec=_axis_spec(a, ("tensor", 0)))
+
+
+def _tensor_diagonal(self, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
+    return diagonal(self, offset, axis1 if dim1 is None else dim1,
+                    axis2 if dim2 is None else dim2)
+
+
+def _tensor_scatter(self, dim, index, src=None, *, value=None):
+    return scatter(self, dim, index, value if src is None else src)
+
+
+def _tensor_index_put(self, indices, values, accumulate=False):
+    return index_put(self, indices, values, accumulate)
+
+
+def _tensor_nonzero(self, *, as_tuple=False):
+    return nonzero(self, as_tuple=as_tuple)
+
+
+TENSOR_METHODS = {
+    "gather": _tensor_gather, "scatter_add": _tensor_scatter_add, "index_add": _tensor_index_add,
+    "select": _tensor_select, "sort": _tensor_sort, "argsort": _tensor_argsort,
+    "split": _tensor_split, "chunk": _tensor_chunk,
+    "repeat_interleave": _tensor_repeat_interleave, "unique": _tensor_unique,
+    "take": _tensor_take, "diagonal": _tensor_diagonal, "scatter": _tensor_scatter,
+    "index_put": _tensor_index_put, "nonzero": _tensor_nonzero,
+    "movedim": movedim, "moveaxis": movedim, "ravel": ravel, "index_fill": index_fill,
+    "masked_select": masked_select, "unbind": unbind, "narrow": narrow, "roll": roll,
+    "flip": flip, "rot90": rot90, "tril": tril, "triu": triu, "diag": diag,
+}
+
+
 from ._utils import public_functions as _public_functions  # noqa: E402
 
-__all__ = _public_functions(globals(), __name__)
+__all__ = [n for n in _public_functions(globals(), __name__)
+           if n not in ("select_dim", "scatter_add_elements")]

@@ -2,7 +2,8 @@
 
 Ints, slices, None, Ellipsis and Python bools are static (part of the spec);
 Tensors, lists and NumPy arrays are dynamic index inputs, so a compiled graph
-indexes with runtime values.
+indexes with runtime values. Semantics are NumPy's (which MindSpore follows):
+basic indexing gives a view, advanced indexing a copy.
 """
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import numpy as np
 from .._core import primitive as P
 from .._prims.array import getitem_p, setitem_p, index_put_p
 
+_SUPPORTED = ("Only support integers, slices(`:`), ellipsis(`...`), None, bool, tensor, int, "
+              "list and tuple as index")
+
 
 def _int(v):
     if isinstance(v, P._Tensor):
@@ -18,57 +22,78 @@ def _int(v):
     return None if v is None else int(v)
 
 
+def _tensor_entry(e):
+    if e._data.dtype.kind not in "biu":
+        raise IndexError(f"The tensor index must be int or bool type, but got {e.dtype}.")
+    return e
+
+
+def _sequence_entry(e):
+    if isinstance(e, (list, tuple)) and len(e) == 0:
+        raise IndexError("When tensor is indexed by list, the list can't be empty.")
+    arr = np.asarray(e)
+    if arr.dtype.kind not in "biu":
+        raise IndexError(f"The tensor index must be int or bool type, but got a "
+                         f"{type(e).__name__} of {arr.dtype}.")
+    return P.wrap(arr)
+
+
 def normalize_index(index):
     """-> (spec, index tensors)."""
     if not isinstance(index, tuple):
         index = (index,)
     spec, tensors = [], []
+    ellipses = 0
     for e in index:
         if e is None:
             spec.append(("none",))
         elif e is Ellipsis:
+            ellipses += 1
+            if ellipses > 1:
+                raise IndexError("An index can only have a single ellipsis('...')")
             spec.append(("ellipsis",))
-        elif isinstance(e, bool):
-            spec.append(("const", e))
+        elif isinstance(e, (bool, np.bool_)):
+            if not e:
+                raise IndexError("When tensor is indexed by a bool object, the value only "
+                                 "support 'True'.")
+            spec.append(("const", True))
         elif isinstance(e, (int, np.integer)):
             spec.append(("int", int(e)))
         elif isinstance(e, slice):
             spec.append(("slice", _int(e.start), _int(e.stop), _int(e.step)))
         elif isinstance(e, P._Tensor):
             spec.append(("tensor", len(tensors)))
-            tensors.append(e)
+            tensors.append(_tensor_entry(e))
         elif isinstance(e, (list, tuple, np.ndarray)):
-            arr = np.asarray(e)
-            if arr.dtype.kind not in "biu":
-                if arr.size == 0:
-                    arr = arr.astype(np.int64)
-                else:
-                    raise IndexError(f"Tensor indices must be integers or bools, but got a "
-                                     f"{type(e).__name__} of {arr.dtype}.")
             spec.append(("tensor", len(tensors)))
-            tensors.append(P.wrap(arr))
+            tensors.append(_sequence_entry(e))
         else:
-            raise IndexError(f"Invalid tensor index of type {type(e).__name__}: only integers, "
-                             "slices, None, Ellipsis, bools and integer/bool tensors are valid.")
+            raise IndexError(f"{_SUPPORTED}, but got {e!r} with type {type(e)}")
     return tuple(spec), tensors
 
 
 def getitem(x, index):
+    """``x[index]``: a view for basic indexing, a copy for advanced indexing."""
     spec, tensors = normalize_index(index)
     return getitem_p(x, *tensors, spec=spec)
 
 
+def _value(value):
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return P._Tensor(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 def setitem(x, index, value):
-    """In-place ``x[index] = value`` (truly in place: views of ``x`` see it)."""
+    """In-place ``x[index] = value`` (truly in place: views of ``x`` see it). The value is
+    converted to ``x``'s dtype (1.7 into an Int32 tensor stores 1)."""
     spec, tensors = normalize_index(index)
-    if isinstance(value, (list, tuple)):
-        value = P._Tensor(value)
-    elif isinstance(value, np.ndarray):
-        value = P._Tensor(value)
-    setitem_p(x, value, *tensors, spec=spec)
+    setitem_p(x, _value(value), *tensors, spec=spec)
 
 
 def index_put(x, index, value):
     """Out-of-place ``x[index] = value`` (returns a new tensor)."""
     spec, tensors = normalize_index(index)
-    return index_put_p(x, value, *tensors, spec=spec)
+    return index_put_p(x, _value(value), *tensors, spec=spec)
