@@ -1,0 +1,156 @@
+"""Fused in-place update primitives for the hot optimizers: ApplyMomentum, SGD, Adam.
+
+NOTE: [Fused updates]
+Outside the matmuls, a training step's time goes to the optimizer, and written as
+separate ops a momentum update is ~6 full passes over memory plus the copies of
+``assign``. These primitives (MindSpore has the same ones: ``ops.ApplyMomentum``,
+``ops.SGD``, ``ops.Adam``) rewrite the parameter and its state in place with
+``out=`` ufuncs, the fewest passes NumPy allows. They are state effects
+(``effect="state"``): graph capture keeps them, in order, as side-effect nodes, and
+they have no gradient (``nondiff``). The arithmetic follows MindSpore's CPU kernels
+term by term, so float32 rounding matches. Each returns the parameter it updated.
+
+The other optimizers are composites of public ops and ``ops.assign``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._core import primitive as P
+from ..._core.aval import ShapedArray
+
+__all__ = ["apply_momentum_p", "sgd_p", "adam_p"]
+
+
+def _check_update(name, var, *same_shape, scalars=()):
+    """The shape/dtype rule shared by the updates: state and gradient match ``var``."""
+    if not D.dtype_of(var.dtype).is_floating_point:
+        raise TypeError(f"For '{name}', the 'var' must be a floating-point Parameter, but got "
+                        f"{np.dtype(var.dtype)}.")
+    for arg, x in same_shape:
+        if tuple(x.shape) != tuple(var.shape):
+            raise ValueError(f"For '{name}', the shape of '{arg}' must be the same as the shape "
+                             f"of 'var' {list(var.shape)}, but got {list(x.shape)}.")
+    for arg, x in scalars:
+        if tuple(getattr(x, "shape", ())) not in ((), (1,)):
+            raise ValueError(f"For '{name}', the '{arg}' must be a scalar, but got shape "
+                             f"{list(x.shape)}.")
+    return ShapedArray(tuple(var.shape), var.dtype)
+
+
+def _returns_target(prim):
+    """In-place primitives return the Parameter they wrote into (as ``ops.assign`` does)."""
+    run = prim._eager_generic
+
+    def eager(args, attrs):
+        run(args, attrs)
+        return args[0]
+    prim.eager = eager
+    return prim
+
+
+# ----------------------------------------------------------------- ApplyMomentum
+def _make_apply_momentum(xp):
+    def apply_momentum(var, accum, lr, grad, momentum, use_nesterov=False):
+        xp.multiply(accum, momentum, out=accum)
+        xp.add(accum, grad, out=accum)                  # accum = momentum * accum + grad
+        if use_nesterov:
+            step = xp.multiply(grad, lr)                # var -= grad*lr + accum*momentum*lr
+            step += accum * (momentum * lr)
+        else:
+            step = xp.multiply(accum, lr)
+        xp.subtract(var, step, out=var)
+        return var
+    return apply_momentum
+
+
+def _apply_momentum_infer(attrs, var, accum, lr, grad, momentum):
+    return _check_update("ApplyMomentum", var, ("accumulation", accum), ("gradient", grad),
+                         scalars=(("learning_rate", lr), ("momentum", momentum)))
+
+
+apply_momentum_p = _returns_target(P.Primitive(
+    "ApplyMomentum", _make_apply_momentum, kind="opaque", effect="state", nondiff=True,
+    n_inputs=5, infer=_apply_momentum_infer,
+    doc="ApplyMomentum(var, accum, lr, grad, momentum; use_nesterov): in place."))
+
+
+# ----------------------------------------------------------------- SGD
+def _make_sgd(xp):
+    def sgd(var, grad, lr, accum, momentum, stat, dampening=0.0, weight_decay=0.0,
+            nesterov=False):
+        if weight_decay > 0:
+            grad = grad + var * weight_decay
+        if float(momentum) > 0:
+            if dampening:
+                later = accum * momentum + grad * (1.0 - dampening)
+            else:
+                later = xp.multiply(accum, momentum, out=accum)
+                later += grad
+            first = stat > 0             # per element: the first step takes grad undamped
+            if first.any():
+                xp.copyto(accum, xp.where(first, grad, later))
+                stat[first] = 0
+            elif later is not accum:
+                xp.copyto(accum, later)
+            step = grad + accum * momentum if nesterov else accum
+        else:
+            step = grad
+        xp.subtract(var, step * lr, out=var)
+        return var
+    return sgd
+
+
+def _sgd_infer(attrs, var, grad, lr, accum, momentum, stat):
+    return _check_update("SGD", var, ("gradient", grad), ("accum", accum), ("stat", stat),
+                         scalars=(("learning_rate", lr), ("momentum", momentum)))
+
+
+sgd_p = _returns_target(P.Primitive(
+    "SGD", _make_sgd, kind="opaque", effect="state", nondiff=True, n_inputs=6,
+    infer=_sgd_infer,
+    doc="SGD(var, grad, lr, accum, momentum, stat; dampening, weight_decay, nesterov)."))
+
+
+# ----------------------------------------------------------------- Adam (+ AMSGrad)
+def _make_adam(xp):
+    def adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad, vhat=None,
+             use_nesterov=False):
+        one = beta1.dtype.type(1)
+        lr_t = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+        t = xp.subtract(grad, m)
+        t *= one - beta1
+        m += t                                          # m += (g - m) * (1 - beta1)
+        t = xp.multiply(grad, grad, out=t)
+        t -= v
+        t *= one - beta2
+        v += t                                          # v += (g*g - v) * (1 - beta2)
+        if vhat is not None:
+            xp.maximum(vhat, v, out=vhat)
+        denom = xp.sqrt(v if vhat is None else vhat, out=t)
+        denom += eps
+        if use_nesterov:
+            num = m * beta1 + grad * (one - beta1)
+            num *= lr_t
+        else:
+            num = m * lr_t
+        num /= denom
+        xp.subtract(var, num, out=var)
+        return var
+    return adam
+
+
+def _adam_infer(attrs, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad,
+                vhat=None):
+    state = (("m", m), ("v", v), ("gradient", grad)) + ((("vhat", vhat),) if vhat is not None
+                                                        else ())
+    scalars = (("beta1_power", beta1_power), ("beta2_power", beta2_power), ("lr", lr),
+               ("beta1", beta1), ("beta2", beta2), ("epsilon", eps))
+    return _check_update("Adam", var, *state, scalars=scalars)
+
+
+adam_p = _returns_target(P.Primitive(
+    "Adam", _make_adam, kind="opaque", effect="state", nondiff=True, infer=_adam_infer,
+    doc="Adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad[, vhat]; "
+        "use_nesterov): bias correction through the step size; vhat enables AMSGrad."))
