@@ -28,7 +28,7 @@ import numpy as np
 
 from ... import ops
 from ..._core import backend as B
-from ..._dtype import float32, int32
+from ..._dtype import float32
 from ..._parameter import Parameter, ParameterTuple
 from ..._tensor import Tensor
 from ..cell import Cell
