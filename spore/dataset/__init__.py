@@ -1,1 +1,35 @@
-"""(filled in by its issue's work)"""
+"""Data pipelines (``mindspore.dataset``): sources, operations, iterators, transforms.
+
+    >>> import numpy as np
+    >>> import spore.dataset as ds
+    >>> data = ds.NumpySlicesDataset({"x": np.arange(6.0), "y": np.arange(6)}, shuffle=False)
+    >>> [batch[1].shape for batch in data.batch(4)]
+    [(4,), (2,)]
+
+See ``README.md`` in this folder for how the engine works.
+"""
+from . import config as config
+from . import transforms as transforms
+from . import vision as vision
+from .engine.dataset import Dataset as Dataset, zip as zip  # noqa: A004
+from .engine.iterators import DictIterator as DictIterator, TupleIterator as TupleIterator
+from .engine.ops_batch import BatchDataset as BatchDataset, BatchInfo as BatchInfo
+from .engine.ops_flow import (ConcatDataset as ConcatDataset, RepeatDataset as RepeatDataset,
+                              ShuffleDataset as ShuffleDataset, SkipDataset as SkipDataset,
+                              TakeDataset as TakeDataset, ZipDataset as ZipDataset)
+from .engine.ops_rowwise import (FilterDataset as FilterDataset, MapDataset as MapDataset,
+                                 ProjectDataset as ProjectDataset,
+                                 RenameDataset as RenameDataset)
+from .engine.readers import (Cifar10Dataset as Cifar10Dataset,
+                             ImageFolderDataset as ImageFolderDataset,
+                             MnistDataset as MnistDataset)
+from .engine.samplers import (DistributedSampler as DistributedSampler,
+                              RandomSampler as RandomSampler, Sampler as Sampler,
+                              SequentialSampler as SequentialSampler, Shuffle as Shuffle,
+                              SubsetRandomSampler as SubsetRandomSampler,
+                              SubsetSampler as SubsetSampler,
+                              WeightedRandomSampler as WeightedRandomSampler)
+from .engine.schema import Schema as Schema
+from .engine.sources import (GeneratorDataset as GeneratorDataset,
+                             MappableDataset as MappableDataset,
+                             NumpySlicesDataset as NumpySlicesDataset)

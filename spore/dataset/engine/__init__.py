@@ -1,0 +1,1 @@
+"""The pipeline engine: dataset nodes, samplers, iterators and parallel workers."""

@@ -1,0 +1,8 @@
+"""General data transforms (``mindspore.dataset.transforms``)."""
+from . import transforms as transforms
+from .base import TensorOperation as TensorOperation
+from .transforms import (Compose as Compose, Concatenate as Concatenate,
+                         Duplicate as Duplicate, Fill as Fill, Mask as Mask, OneHot as OneHot,
+                         PadEnd as PadEnd, RandomApply as RandomApply,
+                         RandomChoice as RandomChoice, RandomOrder as RandomOrder,
+                         Relational as Relational, Slice as Slice, TypeCast as TypeCast)

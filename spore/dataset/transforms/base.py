@@ -1,0 +1,67 @@
+"""``TensorOperation``: the base of Spore's transforms.
+
+A transform is a small object with ``_run(arrays, rand) -> tuple of arrays``.
+Called directly (``op(image)``) it runs eagerly on NumPy arrays, Tensors or PIL
+images and returns an array (a tuple for several outputs); inside ``map`` the
+pipeline calls ``_run`` with the row's random source, so random transforms are
+reproducible under ``dataset.config.set_seed`` whatever the number of workers.
+"""
+from __future__ import annotations
+
+from ..engine.randomness import EAGER
+from ..engine.rows import to_array
+
+
+class TensorOperation:
+    """Base of the built-in transforms."""
+
+    random = False  # whether the transform draws random numbers
+
+    def __call__(self, *inputs):
+        if not inputs:
+            raise TypeError(f"For '{type(self).__name__}', at least one input is required.")
+        arrays = tuple(_eager_input(self, x) for x in inputs)
+        out = self._run(arrays, EAGER)
+        return out[0] if len(out) == 1 else out
+
+    def _run(self, arrays, rand):
+        raise NotImplementedError
+
+    def _error(self, message, kind=ValueError):
+        return kind(f"For '{type(self).__name__}', {message}")
+
+
+class UnaryOperation(TensorOperation):
+    """A transform of one array to one array."""
+
+    def _run(self, arrays, rand):
+        if len(arrays) != 1:
+            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
+        return (self._apply(arrays[0], rand),)
+
+    def _apply(self, array, rand):
+        raise NotImplementedError
+
+
+def _eager_input(op, value):
+    try:
+        return to_array(value)
+    except (TypeError, ValueError) as exc:
+        raise op._error(f"the input must be a NumPy array, Tensor, PIL image or number: {exc}",
+                        TypeError) from None
+
+
+def run_operation(op, arrays, rand):
+    """Apply a built-in transform or a plain Python callable to a tuple of arrays."""
+    if hasattr(op, "_run"):
+        return op._run(arrays, rand)
+    out = op(*arrays)
+    return tuple(to_array(v) for v in out) if isinstance(out, tuple) else (to_array(out),)
+
+
+def check_operations(name, transforms):
+    if not isinstance(transforms, (list, tuple)) or not transforms or \
+            not all(callable(t) for t in transforms):
+        raise TypeError(f"For '{name}', 'transforms' must be a non-empty list of callables, "
+                        f"but got {transforms!r}.")
+    return list(transforms)
