@@ -234,6 +234,7 @@ def _linspace_infer(attrs):
 
 def _make_linspace(xp):
     def linspace(start, stop, num, dtype):
+        _linspace_infer({"num": num, "dtype": dtype})
         return xp.linspace(start, stop, num, dtype=np.float64).astype(dtype)
     return linspace
 
@@ -593,6 +594,7 @@ def _scatter_elements_infer(attrs, x, index, src):
 
 def _make_scatter_elements(xp):
     def scatter_elements(x, index, src, axis, reduction):
+        _scatter_elements_infer({"axis": axis, "reduction": reduction}, x, index, src)
         out = x.copy()
         idx = _along_axis_index(xp, index, axis)
         if reduction == "add":
@@ -692,6 +694,7 @@ def _topk_infer(attrs, x):
 
 def _make_topk(xp):
     def topk(x, k, axis, largest):
+        _topk_infer({"k": k, "axis": axis}, x)
         if x.ndim == 0:
             return x.copy(), xp.zeros((), _INT32)
         order = _stable_order(xp, x, axis, largest)
@@ -795,6 +798,7 @@ def _pad_infer(attrs, x):
 
 def _make_pad(xp):
     def pad(x, pads, mode, value):
+        _pad_infer({"pads": pads, "mode": mode}, x)   # NumPy would accept some invalid pads
         crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pads, x.shape))
         x = x[crop]
         widths = tuple((max(b, 0), max(a, 0)) for b, a in pads)

@@ -56,6 +56,14 @@ def _int_range(start, stop):
     return A.arange_p(start=start, stop=stop, step=1, dtype=np.dtype(np.int64))
 
 
+def _indexed(name, prim, *args, **attrs):
+    """Run an indexing primitive so that an out-of-range index error names the public op."""
+    try:
+        return prim(*args, **attrs)
+    except IndexError as e:
+        raise IndexError(f"For '{name}', {e}") from None
+
+
 # --------------------------------------------------------------------------- reshaping
 def reshape(input, shape):
     """Reshape; one dimension may be -1."""
@@ -425,7 +433,7 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     a = normalize_dim("gather", axis, nd)
     b = static_int("gather", "batch_dims", batch_dims)
     if b == 0:
-        return A.getitem_p(x, idx, spec=_axis_spec(a, ("tensor", 0)))
+        return _indexed("gather", A.getitem_p, x, idx, spec=_axis_spec(a, ("tensor", 0)))
     return _batched_gather(x, idx, a, b + idx.ndim if b < 0 else b)
 
 
@@ -438,7 +446,7 @@ def _batched_gather(x, idx, axis, b):
     grids = [reshape(_int_range(0, n), (1,) * d + (n,) + (1,) * (idx.ndim - d - 1))
              for d, n in enumerate(x.shape[:b])]
     spec = tuple(("tensor", k) for k in range(b + 1))
-    picked = A.getitem_p(moved, *grids, idx, spec=spec)
+    picked = _indexed("gather", A.getitem_p, moved, *grids, idx, spec=spec)
     # picked: batch + idx.shape[b:] + x.shape[b:axis] + x.shape[axis + 1:]
     k, mid = idx.ndim - b, axis - b
     perm = (tuple(range(b)) + tuple(range(b + k, b + k + mid)) + tuple(range(b, b + k))
@@ -475,7 +483,7 @@ def gather_nd(input_x, indices):
     """``output[i...] = input_x[indices[i..., 0], ..., indices[i..., k-1]]``."""
     x = as_tensor(input_x)
     cols, spec = _nd_indices("gather_nd", indices, x)
-    return A.getitem_p(x, *cols, spec=spec)
+    return _indexed("gather_nd", A.getitem_p, x, *cols, spec=spec)
 
 
 def index_select(input, axis, index):
@@ -487,14 +495,15 @@ def index_select(input, axis, index):
         raise ValueError(f"For 'index_select', the dimension of `index` must be 1, but got "
                          f"{idx.ndim}")
     a = normalize_dim("index_select", axis, input.ndim)
-    return A.getitem_p(input, idx, spec=_axis_spec(a, ("tensor", 0)))
+    return _indexed("index_select", A.getitem_p, input, idx,
+                    spec=_axis_spec(a, ("tensor", 0)))
 
 
 def take(input, index):
     """Entries of the flattened ``input`` at ``index`` (output has the index's shape)."""
     x = reshape(as_tensor(input), (-1,))
     idx = _index_tensor("take", "index", index)
-    return A.getitem_p(x, idx, spec=(("tensor", 0),))
+    return _indexed("take", A.getitem_p, x, idx, spec=(("tensor", 0),))
 
 
 def narrow(input, axis, start, length):
@@ -519,7 +528,7 @@ def select_dim(input, dim, index):
     x = as_tensor(input)
     a = normalize_dim("select", dim, x.ndim, "dim")
     i = static_int("select", "index", index)
-    return A.getitem_p(x, spec=_axis_spec(a, ("int", i)))
+    return _indexed("select", A.getitem_p, x, spec=_axis_spec(a, ("int", i)))
 
 
 # --------------------------------------------------------------------------- masks
@@ -552,7 +561,11 @@ def masked_select(input, mask):
     """The elements of ``input`` where ``mask`` is True, as a 1-D tensor (broadcast first)."""
     x = as_tensor(input)
     m = _bool_mask("masked_select", mask)
-    shape = tuple(np.broadcast_shapes(tuple(x.shape), tuple(m.shape)))
+    try:
+        shape = tuple(np.broadcast_shapes(tuple(x.shape), tuple(m.shape)))
+    except ValueError:
+        raise ValueError(f"For 'masked_select', the shapes of 'input' {list(x.shape)} and 'mask' "
+                         f"{list(m.shape)} cannot be broadcast together.") from None
     if tuple(x.shape) != shape:
         x = A.broadcast_to_p(x, shape=shape)
     if tuple(m.shape) != shape:
@@ -621,7 +634,8 @@ def _rows_update(name, input_x, indices, updates, accumulate):
     if tuple(upd.shape) != want:
         raise ValueError(f"For '{name}', 'updates' must have shape indices.shape + "
                          f"input_x.shape[1:] = {list(want)}, but got {list(upd.shape)}.")
-    new = A.index_put_p(x, upd, idx, spec=(("tensor", 0),), accumulate=accumulate)
+    new = _indexed(name, A.index_put_p, x, upd, idx, spec=(("tensor", 0),),
+                   accumulate=accumulate)
     return A.assign_p(x, new)
 
 
@@ -649,7 +663,7 @@ def _tensor_scatter(name, input_x, indices, updates, accumulate):
     if upd._data.dtype != x._data.dtype:
         raise TypeError(f"For '{name}', 'updates' must have the dtype of 'input_x', but got "
                         f"{upd.dtype} and {x.dtype}.")
-    return A.index_put_p(x, upd, *cols, spec=spec, accumulate=accumulate)
+    return _indexed(name, A.index_put_p, x, upd, *cols, spec=spec, accumulate=accumulate)
 
 
 def tensor_scatter_update(input_x, indices, updates):
@@ -680,7 +694,8 @@ def _index_add(name, x, axis, index, source):
     if tuple(source.shape) != want:
         raise ValueError(f"For '{name}', the added tensor must have shape {list(want)}, but got "
                          f"{list(source.shape)}.")
-    return A.index_put_p(x, source, idx, spec=_axis_spec(a, ("tensor", 0)), accumulate=True)
+    return _indexed(name, A.index_put_p, x, source, idx, spec=_axis_spec(a, ("tensor", 0)),
+                    accumulate=True)
 
 
 def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
@@ -694,8 +709,8 @@ def index_fill(x, axis, index, value):
     x = as_tensor(x)
     idx = _index_tensor("index_fill", "index", index)
     a = normalize_dim("index_fill", axis, x.ndim)
-    return A.index_put_p(x, _value_like(x, value), reshape(idx, (-1,)),
-                         spec=_axis_spec(a, ("tensor", 0)))
+    return _indexed("index_fill", A.index_put_p, x, _value_like(x, value), reshape(idx, (-1,)),
+                    spec=_axis_spec(a, ("tensor", 0)))
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -707,8 +722,9 @@ def index_put(input, indices, values, accumulate=False):
     idx = [i if isinstance(i, P._Tensor) and i._data.dtype == np.bool_
            else _index_tensor("index_put", "indices", i) for i in indices]
     spec = tuple(("tensor", k) for k in range(len(idx)))
-    return A.index_put_p(x, _value_like(x, values) if not isinstance(values, P._Tensor)
-                         else values, *idx, spec=spec, accumulate=bool(accumulate))
+    value = values if isinstance(values, P._Tensor) else _value_like(x, values)
+    return _indexed("index_put", A.index_put_p, x, value, *idx, spec=spec,
+                    accumulate=bool(accumulate))
 
 
 # --------------------------------------------------------------------------- reordering
@@ -1019,7 +1035,7 @@ def _tensor_take(self, indices, axis=None, mode="clip"):
     elif mode != "raise":
         raise ValueError(f"For 'take', 'mode' must be 'raise', 'wrap' or 'clip', but got "
                          f"{mode!r}.")
-    return A.getitem_p(self, idx, spec=_axis_spec(a, ("tensor", 0)))
+    return _indexed("take", A.getitem_p, self, idx, spec=_axis_spec(a, ("tensor", 0)))
 
 
 def _tensor_diagonal(self, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
@@ -1027,7 +1043,7 @@ def _tensor_diagonal(self, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
                     axis2 if dim2 is None else dim2)
 
 
-def _tensor_scatter(self, dim, index, src=None, *, value=None):
+def _method_scatter(self, dim, index, src=None, *, value=None):
     return scatter(self, dim, index, value if src is None else src)
 
 
@@ -1044,7 +1060,7 @@ TENSOR_METHODS = {
     "select": _tensor_select, "sort": _tensor_sort, "argsort": _tensor_argsort,
     "split": _tensor_split, "chunk": _tensor_chunk,
     "repeat_interleave": _tensor_repeat_interleave, "unique": _tensor_unique,
-    "take": _tensor_take, "diagonal": _tensor_diagonal, "scatter": _tensor_scatter,
+    "take": _tensor_take, "diagonal": _tensor_diagonal, "scatter": _method_scatter,
     "index_put": _tensor_index_put, "nonzero": _tensor_nonzero,
     "movedim": movedim, "moveaxis": movedim, "ravel": ravel, "index_fill": index_fill,
     "masked_select": masked_select, "unbind": unbind, "narrow": narrow, "roll": roll,

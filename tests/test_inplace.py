@@ -1,0 +1,201 @@
+"""In-place semantics: Tensor methods ending in ``_``, augmented assignment and ``assign``
+write into the tensor's own memory (MindSpore's CPU build returns new values instead; Spore
+is truly in place), and under ``ops.grad`` they give the right gradient or a clear error.
+"""
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import ops, Tensor
+
+
+def _t(values, dtype=np.float32):
+    return Tensor(np.array(values, dtype=dtype))
+
+
+@pytest.mark.parametrize("call, want", [
+    (lambda t: t.fill_(7.0), [7, 7, 7]),
+    (lambda t: t.zero_(), [0, 0, 0]),
+    (lambda t: t.add_(1.0), [2, 3, 4]),
+    (lambda t: t.add_(_t([1, 1, 1])), [2, 3, 4]),
+    (lambda t: t.sub_(1.0), [0, 1, 2]),
+    (lambda t: t.mul_(2.0), [2, 4, 6]),
+    (lambda t: t.div_(2.0), [0.5, 1, 1.5]),
+    (lambda t: t.clamp_(1.5, 2.5), [1.5, 2, 2.5]),
+    (lambda t: t.clamp_(max=2.0), [1, 2, 2]),
+    (lambda t: t.copy_(_t([9, 8, 7])), [9, 8, 7]),
+    (lambda t: t.copy_(_t([5])), [5, 5, 5]),
+    (lambda t: t.masked_fill_(_t([True, False, True], bool), 0.0), [0, 2, 0]),
+    (lambda t: t.neg_(), [-1, -2, -3]),
+])
+def test_inplace_methods_write_into_the_same_memory(call, want):
+    t = _t([1, 2, 3])
+    data = t.asnumpy()
+    alias = t
+    view = t[1:]
+    out = call(t)
+    assert out is t
+    assert t.asnumpy() is data
+    np.testing.assert_allclose(alias.asnumpy(), want)
+    np.testing.assert_allclose(view.asnumpy(), want[1:])
+
+
+def test_augmented_assignment_is_in_place():
+    t = _t([1, 2, 3])
+    alias = t
+    t += 1
+    t -= _t([1, 1, 1])
+    t *= 3
+    t /= 2
+    assert t is alias
+    np.testing.assert_allclose(alias.asnumpy(), [1.5, 3, 4.5])
+
+
+def test_integer_true_division_gives_a_new_float_tensor():
+    t = _t([1, 2], np.int32)
+    alias = t
+    t /= 2
+    assert t.dtype == ms.float32 and alias.dtype == ms.int32
+    np.testing.assert_allclose(t.asnumpy(), [0.5, 1.0])
+
+
+def test_copy_converts_dtype_and_assign_updates_in_place():
+    t = _t([0, 0], np.int32)
+    t.copy_(_t([1.7, -2.5]))
+    assert t.dtype == ms.int32 and t.asnumpy().tolist() == [1, -2]
+    p = ms.Parameter(_t([1.0, 2.0]), name="p")
+    out = ops.assign(p, _t([3.0, 4.0]))
+    np.testing.assert_array_equal(p.asnumpy(), [3, 4])
+    np.testing.assert_array_equal(out.asnumpy(), [3, 4])
+
+
+def test_writing_into_a_broadcast_view_is_an_error():
+    expanded = ops.broadcast_to(_t([1, 2]), (3, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        expanded.add_(1.0)
+
+
+# --------------------------------------------------------------------------- under ops.grad
+def test_grad_of_inplace_add_on_an_intermediate():
+    x = _t([1.0, 2.0, 3.0], np.float64)
+
+    def f(t):
+        y = t * 2
+        y.add_(1)
+        return (y * y).sum()
+
+    g = ops.grad(f)(x)
+    np.testing.assert_allclose(g.asnumpy(), 2 * (2 * x.asnumpy() + 1) * 2)
+
+
+def test_grad_of_a_chain_of_inplace_updates():
+    x = _t([0.5, -1.0, 2.0], np.float64)
+
+    def f(t):
+        y = t * 1.0
+        y.mul_(y)          # t^2
+        y.sub_(t)          # t^2 - t
+        y.clamp_(min=0.0)  # relu(t^2 - t)
+        y *= 3.0
+        return y.sum()
+
+    xv = x.asnumpy()
+    want = np.where(xv ** 2 - xv > 0, 3 * (2 * xv - 1), 0.0)
+    np.testing.assert_allclose(ops.grad(f)(x).asnumpy(), want)
+
+
+def test_grad_protects_values_saved_before_an_inplace_write():
+    x = _t([1.0, 2.0], np.float64)
+
+    def f(t):
+        y = t * 1.0
+        z = y * y          # saves y for its gradient
+        y.add_(1.0)        # must not change what z's rule reads
+        return z.sum() + y.sum()
+
+    np.testing.assert_allclose(ops.grad(f)(x).asnumpy(), 2 * x.asnumpy() + 1)
+
+
+def test_grad_of_fill_and_zero_cuts_the_old_value():
+    x = _t([1.0, 2.0], np.float64)
+
+    def f(t):
+        y = t * 3.0
+        z = y * 1.0
+        z.zero_()
+        z.add_(y)
+        y.fill_(5.0)
+        return (z * t).sum() + y.sum()
+
+    # z = 3t (after the refill), y is constant: d/dt sum(3t * t) = 6t
+    np.testing.assert_allclose(ops.grad(f)(x).asnumpy(), 6 * x.asnumpy())
+
+
+def test_grad_of_setitem_and_masked_fill_inplace():
+    x = _t([1.0, -2.0, 3.0], np.float64)
+
+    def f(t):
+        y = t * t
+        y.masked_fill_(t < 0, 0.0)
+        y[0] = t[2] * 10
+        return y.sum()
+
+    np.testing.assert_allclose(ops.grad(f)(x).asnumpy(), [0.0, 0.0, 6.0 + 10.0])
+
+
+def test_grad_of_inplace_update_of_the_input_itself():
+    x = _t([1.0, 2.0], np.float64)
+
+    def f(t):
+        t.mul_(3.0)
+        return (t * t).sum()
+
+    g = ops.grad(f)(Tensor(x.asnumpy().copy()))
+    np.testing.assert_allclose(g.asnumpy(), 18 * x.asnumpy())
+
+
+def test_writing_into_a_view_of_a_tensor_that_needs_grad_is_an_error():
+    x = _t([1.0, 2.0, 3.0], np.float64)
+
+    def f(t):
+        y = t * 2
+        v = y[1:]
+        v.add_(1.0)
+        return y.sum()
+
+    with pytest.raises(RuntimeError, match="In-place update of a tensor that shares memory"):
+        ops.grad(f)(x)
+
+
+def test_writing_into_a_base_whose_view_is_used_later_is_an_error():
+    x = _t([1.0, 2.0, 3.0], np.float64)
+
+    def f(t):
+        y = t * 2
+        v = y.reshape(3, 1)
+        y.mul_(2.0)
+        return v.sum()
+
+    with pytest.raises(RuntimeError, match="shares memory"):
+        ops.grad(f)(x)
+
+
+def test_writing_into_a_split_piece_is_an_error():
+    x = _t([1.0, 2.0, 3.0, 4.0], np.float64)
+
+    def f(t):
+        y = t * 1.0
+        first, _ = ops.split(y, 2)
+        y.mul_(2.0)
+        return first.sum()
+
+    with pytest.raises(RuntimeError, match="shares memory"):
+        ops.grad(f)(x)
+
+
+def test_inplace_outside_grad_is_unaffected_by_tapes():
+    x = _t([1.0, 2.0])
+    ops.grad(lambda t: (t * t).sum())(x)
+    v = x[0:1]
+    v.add_(1.0)
+    np.testing.assert_array_equal(x.asnumpy(), [2.0, 2.0])
