@@ -1,0 +1,73 @@
+"""Checks and helpers shared by the nn primitives."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._core import primitive as P
+from .._base import dtype_name
+
+HALF = (np.dtype(np.float16), D.bfloat16.np)
+FLOAT32 = np.dtype(np.float32)
+FLOATS = "{BFloat16, Float16, Float32, Float64}"
+
+
+class IndexOutOfRange(P.SporeError, ValueError):
+    """A class or row index outside its table (found by the kernel, which sees the values)."""
+
+
+def is_float(dtype):
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype == D.bfloat16.np
+
+
+def check_float(op, arg, dtype):
+    if not is_float(dtype):
+        raise TypeError(f"For '{op}', the input argument[{arg}] must be a type of {FLOATS}, "
+                        f"but got {dtype_name(dtype)}.")
+
+
+def check_same_dtype(op, arg, a, b_arg, b):
+    if np.dtype(a.dtype) != np.dtype(b.dtype):
+        raise TypeError(f"For '{op}', the input type must be same: '{arg}' is "
+                        f"{dtype_name(a.dtype)} but '{b_arg}' is {dtype_name(b.dtype)}.")
+
+
+def check_rank(op, arg, shape, ranks):
+    if len(shape) not in ranks:
+        want = " or ".join(str(r) for r in ranks)
+        raise ValueError(f"For '{op}', the rank of '{arg}' must be {want}, but got "
+                         f"{len(shape)} (shape {list(shape)}).")
+
+
+def compute_dtype(dtype):
+    """Half-precision data is computed in float32 (NumPy has no fast half kernels)."""
+    dtype = np.dtype(dtype)
+    return FLOAT32 if dtype in HALF else dtype
+
+
+def skip_cotangent(t):
+    """True when ``t`` is a concrete tensor that no tape tracks.
+
+    Its cotangent would be dropped by the backward pass, so a rule may skip
+    computing it (the input gradient of a first convolution, for example).
+    Avals and symbolic values are never skipped.
+    """
+    return (isinstance(t, P._Tensor) and t._tape_ref is None
+            and isinstance(t._data, np.ndarray))
+
+
+def validated(make, infer):
+    """Kernel factory whose kernels run the infer rule first.
+
+    For ops where NumPy would quietly accept a bad input (mixed dtypes that it
+    promotes, an int tensor it converts) and compute something plausible.
+    """
+    def make_checked(xp):
+        kernel = make(xp)
+
+        def checked(*arrays, **attrs):
+            infer(attrs, *arrays)
+            return kernel(*arrays, **attrs)
+        return checked
+    return make_checked

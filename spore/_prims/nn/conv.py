@@ -1,0 +1,297 @@
+"""2-D convolution as im2col + GEMM, and its two gradient primitives.
+
+conv1d runs as a conv2d over a height-1 image, and conv_transpose2d is the
+input gradient of a convolution. The three primitives are linear in each
+argument and close under differentiation:
+
+    y  = Conv2D(x, w)             dx = Conv2DBackpropInput(dy, w)
+                                  dw = Conv2DBackpropFilter(x, dy)
+
+NOTE: [im2col layouts]
+Columns have shape (N, C*kh*kw, L), so one batched GEMM with the weight gives
+the output in NCHW order. With stride 1 each column row is a contiguous slice
+of the flattened (padded) image: position ``p = oh * Wp + ow`` for every
+padded column ``ow`` (the last ``kw - 1`` are wasted work), which makes the
+copy long runs of memcpy and the input gradient kh*kw contiguous adds. Other
+strides use a 6-D strided view (p = oh * OW + ow).
+
+Attributes: ``stride`` (sh, sw), ``pads`` (top, bottom, left, right),
+``dilation`` (dh, dw) and ``groups``; the gradients also carry the shape they
+produce (``input_shape`` / ``filter_shape``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import primitive as P
+from ..._core.aval import ShapedArray
+from ..reduce import sum_p
+from ._common import (check_float, check_same_dtype, compute_dtype, skip_cotangent,
+                      validated)
+
+GEOMETRY = ("stride", "pads", "dilation", "groups")
+
+
+def out_size(size, k, stride, pad_lo, pad_hi, dilation):
+    return (size + pad_lo + pad_hi - dilation * (k - 1) - 1) // stride + 1
+
+
+def output_hw(hw, khw, stride, pads, dilation):
+    (h, w), (kh, kw) = hw, khw
+    return (out_size(h, kh, stride[0], pads[0], pads[1], dilation[0]),
+            out_size(w, kw, stride[1], pads[2], pads[3], dilation[1]))
+
+
+def geometry(attrs):
+    return {k: attrs[k] for k in GEOMETRY}
+
+
+# ----------------------------------------------------------------- layouts
+def _pad(xp, x, pads):
+    if not any(pads):
+        return x
+    pt, pb, pl, pr = pads
+    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+
+
+def _row_layout(stride):
+    return tuple(stride) == (1, 1)
+
+
+def _im2col(xp, x, khw, stride, pads, dilation):
+    """Columns (N, C*kh*kw, L) of the padded input, with (OH, OW, row) as in the NOTE."""
+    x = _pad(xp, x, pads)
+    n, c, hp, wp = x.shape
+    (kh, kw), (sh, sw), (dh, dw) = khw, stride, dilation
+    oh, ow = output_hw((hp, wp), khw, stride, (0, 0, 0, 0), dilation)
+    if _row_layout(stride):
+        x = xp.ascontiguousarray(x)
+        sn, sc, s_h, s_w = x.strides
+        length = (oh - 1) * wp + ow
+        view = xp.lib.stride_tricks.as_strided(
+            x, (n, c, kh, kw, length), (sn, sc, dh * s_h, dw * s_w, s_w))
+        return view.reshape(n, c * kh * kw, length), oh, ow, wp
+    sn, sc, s_h, s_w = x.strides
+    view = xp.lib.stride_tricks.as_strided(
+        x, (n, c, kh, kw, oh, ow), (sn, sc, dh * s_h, dw * s_w, sh * s_h, sw * s_w))
+    return view.reshape(n, c * kh * kw, oh * ow), oh, ow, None
+
+
+def _from_cols(xp, y, oh, ow, row, bias=None):
+    """(N, O, L) GEMM output -> (N, O, OH, OW), adding the bias in the same pass."""
+    n, o, _ = y.shape
+    if row is None:
+        out = y.reshape(n, o, oh, ow)
+        if bias is not None:
+            out += bias.reshape(o, 1, 1)
+        return out
+    sn, so, sl = y.strides
+    view = xp.lib.stride_tricks.as_strided(y, (n, o, oh, ow), (sn, so, row * sl, sl))
+    out = xp.empty((n, o, oh, ow), y.dtype)
+    if bias is None:
+        out[...] = view
+    else:
+        xp.add(view, bias.reshape(o, 1, 1), out=out)
+    return out
+
+
+def _to_cols(xp, dy, row):
+    """(N, O, OH, OW) -> (N, O, L): the inverse of _from_cols (zeros in wasted columns)."""
+    n, o, oh, ow = dy.shape
+    if row is None:
+        return xp.ascontiguousarray(dy).reshape(n, o, oh * ow)
+    buf = xp.zeros((n, o, oh * row), dy.dtype)
+    buf.reshape(n, o, oh, row)[..., :ow] = dy
+    return buf[..., :(oh - 1) * row + ow]
+
+
+def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow, row):
+    """Sum columns (N, C, kh, kw, L) back onto the image: the adjoint of _im2col."""
+    n, c, h, w = x_shape
+    pt, pb, pl, pr = pads
+    hp, wp = h + pt + pb, w + pl + pr
+    (kh, kw), (sh, sw), (dh, dw) = khw, stride, dilation
+    dxp = xp.zeros((n, c, hp, wp), dcols.dtype)
+    if row is not None:
+        flat = dxp.reshape(n, c, hp * wp)
+        length = dcols.shape[-1]
+        for i in range(kh):
+            for j in range(kw):
+                off = i * dh * wp + j * dw
+                flat[:, :, off:off + length] += dcols[:, :, i, j]
+    else:
+        d6 = dcols.reshape(n, c, kh, kw, oh, ow)
+        for i in range(kh):
+            for j in range(kw):
+                r0, c0 = i * dh, j * dw
+                dxp[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += d6[:, :, i, j]
+    if not any(pads):
+        return dxp
+    return xp.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + w])
+
+
+# ----------------------------------------------------------------- kernels
+def _make_conv2d(xp):
+    def conv2d(x, w, *bias, stride, pads, dilation, groups):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        x, w = x.astype(cdt, copy=False), w.astype(cdt, copy=False)
+        o, _, kh, kw = w.shape
+        n = x.shape[0]
+        cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation)
+        y = xp.matmul(w.reshape(groups, o // groups, -1),
+                      cols.reshape(n, groups, -1, cols.shape[-1]))
+        b = bias[0].astype(cdt, copy=False) if bias else None
+        out = _from_cols(xp, y.reshape(n, o, -1), oh, ow, row, b)
+        return out.astype(dt, copy=False)
+    return conv2d
+
+
+def _make_input_grad(xp):
+    def conv2d_input_grad(dy, w, *, input_shape, stride, pads, dilation, groups):
+        dt = dy.dtype
+        cdt = compute_dtype(dt)
+        dy, w = dy.astype(cdt, copy=False), w.astype(cdt, copy=False)
+        o, cg, kh, kw = w.shape
+        n, _, oh, ow = dy.shape
+        row = input_shape[3] + pads[2] + pads[3] if _row_layout(stride) else None
+        dyc = _to_cols(xp, dy, row)
+        wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
+        dcols = xp.matmul(wt, dyc.reshape(n, groups, o // groups, -1))
+        dcols = dcols.reshape(n, cg * groups, kh, kw, -1)
+        dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow, row)
+        return dx.astype(dt, copy=False)
+    return conv2d_input_grad
+
+
+def _make_filter_grad(xp):
+    def conv2d_filter_grad(x, dy, *, filter_shape, stride, pads, dilation, groups):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        x, dy = x.astype(cdt, copy=False), dy.astype(cdt, copy=False)
+        o, cg, kh, kw = filter_shape
+        n = x.shape[0]
+        cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation)
+        dyc = _to_cols(xp, dy, row)
+        length = cols.shape[-1]
+        dw = xp.matmul(dyc.reshape(n, groups, o // groups, length),
+                       cols.reshape(n, groups, -1, length).swapaxes(-1, -2)).sum(axis=0)
+        return dw.reshape(filter_shape).astype(dt, copy=False)
+    return conv2d_filter_grad
+
+
+# ----------------------------------------------------------------- shape rules
+def _check_4d(op, arg, a):
+    if len(a.shape) != 4:
+        raise ValueError(f"For '{op}', the '{arg}' shape size must be equal to 4, but got "
+                         f"{len(a.shape)} (shape {list(a.shape)}).")
+
+
+def _check_channels(op, c_in, w_shape, groups):
+    o, cg = w_shape[0], w_shape[1]
+    if c_in != cg * groups:
+        raise ValueError(f"For '{op}', 'C_in' of input 'x' shape divide by parameter 'group' "
+                         f"must be equal to 'C_in' of input 'weight' shape: {cg}, but got "
+                         f"'C_in' of input 'x' shape: {c_in}, and 'group': {groups}.")
+    if o % groups:
+        raise ValueError(f"For '{op}', the 'out_channels' ({o}) must be divisible by "
+                         f"'group' ({groups}).")
+
+
+def _checked_output_hw(op, hw, khw, attrs):
+    oh, ow = output_hw(hw, khw, attrs["stride"], attrs["pads"], attrs["dilation"])
+    if oh < 1 or ow < 1:
+        raise ValueError(f"For '{op}', the input's height and width after padding "
+                         f"({list(hw)} with pads {list(attrs['pads'])}) must be at least the "
+                         f"dilated kernel size {list(khw)} (dilation "
+                         f"{list(attrs['dilation'])}).")
+    return oh, ow
+
+
+def _conv2d_infer(attrs, x, w, *bias):
+    _check_4d("Conv2D", "x", x)
+    _check_4d("Conv2D", "weight", w)
+    check_float("Conv2D", "x", x.dtype)
+    check_same_dtype("Conv2D", "x", x, "weight", w)
+    _check_channels("Conv2D", x.shape[1], w.shape, attrs["groups"])
+    oh, ow = _checked_output_hw("Conv2D", x.shape[2:], w.shape[2:], attrs)
+    if bias:
+        b = bias[0]
+        if tuple(b.shape) != (w.shape[0],):
+            raise ValueError(f"For 'Conv2D', the 'bias' must have shape [{w.shape[0]}], but "
+                             f"got {list(b.shape)}.")
+        check_same_dtype("Conv2D", "x", x, "bias", b)
+    return ShapedArray((x.shape[0], w.shape[0], oh, ow), x.dtype)
+
+
+def _input_grad_infer(attrs, dy, w):
+    op = "Conv2DBackpropInput"
+    _check_4d(op, "dout", dy)
+    _check_4d(op, "weight", w)
+    check_float(op, "dout", dy.dtype)
+    check_same_dtype(op, "dout", dy, "weight", w)
+    shape = tuple(attrs["input_shape"])
+    _check_channels(op, shape[1], w.shape, attrs["groups"])
+    _check_grad_shape(op, "dout", dy.shape, (shape[0], w.shape[0]),
+                      _checked_output_hw(op, shape[2:], w.shape[2:], attrs))
+    return ShapedArray(shape, dy.dtype)
+
+
+def _filter_grad_infer(attrs, x, dy):
+    op = "Conv2DBackpropFilter"
+    _check_4d(op, "x", x)
+    _check_4d(op, "dout", dy)
+    check_float(op, "x", x.dtype)
+    check_same_dtype(op, "x", x, "dout", dy)
+    shape = tuple(attrs["filter_shape"])
+    _check_channels(op, x.shape[1], shape, attrs["groups"])
+    _check_grad_shape(op, "dout", dy.shape, (x.shape[0], shape[0]),
+                      _checked_output_hw(op, x.shape[2:], shape[2:], attrs))
+    return ShapedArray(shape, x.dtype)
+
+
+def _check_grad_shape(op, arg, got, nc, ohw):
+    want = tuple(nc) + tuple(ohw)
+    if tuple(got) != want:
+        raise ValueError(f"For '{op}', the '{arg}' must have shape {list(want)}, but got "
+                         f"{list(got)}.")
+
+
+conv2d_p = P.Primitive("Conv2D", validated(_make_conv2d, _conv2d_infer), kind="opaque",
+                       infer=_conv2d_infer)
+conv2d_input_grad_p = P.Primitive("Conv2DBackpropInput",
+                                  validated(_make_input_grad, _input_grad_infer),
+                                  kind="opaque", n_inputs=2, infer=_input_grad_infer)
+conv2d_filter_grad_p = P.Primitive("Conv2DBackpropFilter",
+                                   validated(_make_filter_grad, _filter_grad_infer),
+                                   kind="opaque", n_inputs=2, infer=_filter_grad_infer)
+
+
+# ----------------------------------------------------------------- gradient rules
+@conv2d_p.def_grad(inputs=(0, 1))
+def _conv2d_grad(attrs, inputs, out, dout):
+    x, w, *bias = inputs
+    gx = None if skip_cotangent(x) else conv2d_input_grad_p(
+        dout, w, input_shape=tuple(x.shape), **attrs)
+    gw = None if skip_cotangent(w) else conv2d_filter_grad_p(
+        x, dout, filter_shape=tuple(w.shape), **attrs)
+    grads = (gx, gw)
+    if bias:
+        grads += (sum_p(dout, axis=(0, 2, 3), keepdims=False),)
+    return grads
+
+
+@conv2d_input_grad_p.def_grad(inputs=(0, 1))
+def _input_grad_grad(attrs, inputs, out, c):
+    dy, w = inputs
+    geo = geometry(attrs)
+    return (conv2d_p(c, w, **geo),
+            conv2d_filter_grad_p(c, dy, filter_shape=tuple(w.shape), **geo))
+
+
+@conv2d_filter_grad_p.def_grad(inputs=(0, 1))
+def _filter_grad_grad(attrs, inputs, out, c):
+    x, dy = inputs
+    geo = geometry(attrs)
+    return (conv2d_input_grad_p(dy, c, input_shape=tuple(x.shape), **geo),
+            conv2d_p(x, c, **geo))

@@ -1,0 +1,200 @@
+"""Layer normalisation: a fused, row-tiled kernel and a fused gradient.
+
+The statistics run over the trailing axes from ``axis`` on (MindSpore's
+``begin_norm_axis``); ``gamma``/``beta`` (optional, given together) have the
+shape of those axes. LayerNorm returns (y, mean, rstd) as MindSpore's
+primitive does; mean and rstd keep the normalised axes as size 1.
+
+LayerNormGrad computes (dx[, dgamma, dbeta]) in one tiled pass. Its own
+gradient (grad of grad) is the vjp of the same formula written with
+primitives (``layer_norm_backward``), so the two can never disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import primitive as P
+from ..._core.aval import ShapedArray
+from .. import math as M
+from ..reduce import mean_p, sum_p
+from ._common import check_float, check_same_dtype, compute_dtype, validated
+from ._tiles import row_blocks, run_blocks
+
+
+def _split(shape, axis):
+    rows = int(np.prod(shape[:axis], dtype=np.int64))
+    return rows, int(np.prod(shape[axis:], dtype=np.int64))
+
+
+def stats_shape(shape, axis):
+    return tuple(shape[:axis]) + (1,) * (len(shape) - axis)
+
+
+# ----------------------------------------------------------------- kernels
+def _normalize_block(xp, x, out, eps):
+    """out = (x - mean) * rstd over each row; returns (mean, rstd) of the rows."""
+    mean = x.mean(axis=1, keepdims=True)
+    xp.subtract(x, mean, out=out)
+    var = xp.einsum("ij,ij->i", out, out)[:, None]
+    var *= 1.0 / x.shape[1]
+    var += eps
+    rstd = xp.sqrt(var, out=var)
+    xp.reciprocal(rstd, out=rstd)
+    out *= rstd
+    return mean, rstd
+
+
+def _make_layer_norm(xp):
+    def layer_norm(x, *affine, axis, eps):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        rows, width = _split(x.shape, axis)
+        x2 = xp.ascontiguousarray(x, dtype=cdt).reshape(rows, width)
+        gamma, beta = [a.astype(cdt, copy=False).reshape(width) for a in affine] or (None, None)
+        out = xp.empty((rows, width), cdt)
+        mean = xp.empty((rows, 1), cdt)
+        rstd = xp.empty((rows, 1), cdt)
+
+        def block(i, lo, hi):
+            o = out[lo:hi]
+            mean[lo:hi], rstd[lo:hi] = _normalize_block(xp, x2[lo:hi], o, eps)
+            if gamma is not None:
+                o *= gamma
+                o += beta
+        _run(xp, block, rows, width)
+        stats = stats_shape(x.shape, axis)
+        return (out.reshape(x.shape).astype(dt, copy=False),
+                mean.reshape(stats).astype(dt, copy=False),
+                rstd.reshape(stats).astype(dt, copy=False))
+    return layer_norm
+
+
+def _make_layer_norm_grad(xp):
+    def layer_norm_grad(x, dy, *gamma, axis, eps):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        rows, width = _split(x.shape, axis)
+        x2, dy2 = [xp.ascontiguousarray(a, dtype=cdt).reshape(rows, width) for a in (x, dy)]
+        g = gamma[0].astype(cdt, copy=False).reshape(width) if gamma else None
+        dx = xp.empty((rows, width), cdt)
+        blocks = row_blocks(rows, width)
+        dgamma = xp.zeros((len(blocks), width), cdt)
+        dbeta = xp.zeros((len(blocks), width), cdt)
+
+        def block(i, lo, hi):
+            xhat = xp.empty((hi - lo, width), cdt)
+            _, rstd = _normalize_block(xp, x2[lo:hi], xhat, eps)
+            d = dy2[lo:hi]
+            if g is not None:
+                dgamma[i] = xp.einsum("ij,ij->j", d, xhat)
+                dbeta[i] = d.sum(axis=0)
+                d = d * g
+            o = dx[lo:hi]
+            proj = xp.einsum("ij,ij->i", d, xhat)[:, None]
+            proj *= 1.0 / width
+            xp.multiply(xhat, proj, out=o)
+            xp.subtract(d, o, out=o)
+            o -= d.mean(axis=1, keepdims=True)
+            o *= rstd
+        _run(xp, block, rows, width, blocks)
+        dx = dx.reshape(x.shape).astype(dt, copy=False)
+        if g is None:
+            return (dx,)
+        shape = tuple(gamma[0].shape)
+        return (dx, dgamma.sum(axis=0).reshape(shape).astype(dt, copy=False),
+                dbeta.sum(axis=0).reshape(shape).astype(dt, copy=False))
+    return layer_norm_grad
+
+
+def _run(xp, block, rows, width, blocks=None):
+    blocks = blocks or row_blocks(rows, width)
+    if xp is np:
+        run_blocks(block, blocks)
+    else:
+        block(0, 0, rows)
+
+
+# ----------------------------------------------------------------- shape rules
+def _check_axis(op, axis, ndim):
+    if not 0 <= axis < max(ndim, 1):
+        raise ValueError(f"For '{op}', the 'begin_norm_axis' must be in [0, {ndim}), "
+                         f"but got {axis}.")
+
+
+def _check_affine(op, x, axis, affine):
+    if len(affine) not in (0, 2):
+        raise ValueError(f"For '{op}', 'gamma' and 'beta' must be given together.")
+    for name, a in zip(("gamma", "beta"), affine):
+        if tuple(a.shape) != tuple(x.shape[axis:]):
+            raise ValueError(f"For '{op}', gamma or beta shape must match input shape, but got "
+                             f"input shape: {list(x.shape)}, {name} shape: {list(a.shape)} "
+                             f"(normalising from axis {axis}).")
+        check_same_dtype(op, "x", x, name, a)
+
+
+def _layer_norm_infer(attrs, x, *affine):
+    check_float("LayerNorm", "x", x.dtype)
+    _check_axis("LayerNorm", attrs["axis"], len(x.shape))
+    _check_affine("LayerNorm", x, attrs["axis"], affine)
+    stats = ShapedArray(stats_shape(x.shape, attrs["axis"]), x.dtype)
+    return ShapedArray(x.shape, x.dtype), stats, stats
+
+
+def _layer_norm_grad_infer(attrs, x, dy, *gamma):
+    check_float("LayerNormGrad", "x", x.dtype)
+    axis = attrs["axis"]
+    _check_axis("LayerNormGrad", axis, len(x.shape))
+    if tuple(dy.shape) != tuple(x.shape):
+        raise ValueError(f"For 'LayerNormGrad', 'dy' must have the shape of 'x' "
+                         f"{list(x.shape)}, but got {list(dy.shape)}.")
+    _check_affine("LayerNormGrad", x, axis, gamma + gamma)
+    out = (ShapedArray(x.shape, x.dtype),)
+    if gamma:
+        out += (ShapedArray(gamma[0].shape, x.dtype),) * 2
+    return out
+
+
+layer_norm_p = P.Primitive("LayerNorm", validated(_make_layer_norm, _layer_norm_infer),
+                           kind="opaque", multiple_results=True, infer=_layer_norm_infer)
+layer_norm_grad_p = P.Primitive("LayerNormGrad",
+                                validated(_make_layer_norm_grad, _layer_norm_grad_infer),
+                                kind="opaque", multiple_results=True,
+                                infer=_layer_norm_grad_infer)
+
+
+# ----------------------------------------------------------------- gradient rules
+@layer_norm_p.def_grad(inputs=(0, 1))
+def _layer_norm_grad(attrs, inputs, out, douts):
+    x, *affine = inputs
+    dy = douts[0]
+    if dy is None:      # only mean/rstd were used: statistics are not trained through
+        return (None,) * len(inputs)
+    return tuple(layer_norm_grad_p(x, dy, *affine[:1], **attrs))
+
+
+def layer_norm_backward(x, dy, *gamma, axis, eps):
+    """What LayerNormGrad computes, written with primitives."""
+    axes = tuple(range(axis, len(x.shape)))
+    xc = M.sub_p(x, mean_p(x, axis=axes, keepdims=True))
+    rstd = M.rsqrt_p(M.add_p(mean_p(M.mul_p(xc, xc), axis=axes, keepdims=True), eps))
+    xhat = M.mul_p(xc, rstd)
+    g = M.mul_p(dy, gamma[0]) if gamma else dy
+    centred = M.sub_p(g, mean_p(g, axis=axes, keepdims=True))
+    proj = M.mul_p(xhat, mean_p(M.mul_p(g, xhat), axis=axes, keepdims=True))
+    dx = M.mul_p(rstd, M.sub_p(centred, proj))
+    if not gamma:
+        return (dx,)
+    lead = tuple(range(axis))
+    return (dx, sum_p(M.mul_p(dy, xhat), axis=lead, keepdims=False),
+            sum_p(dy, axis=lead, keepdims=False))
+
+
+@layer_norm_grad_p.def_grad(inputs="all")
+def _layer_norm_grad_grad(attrs, inputs, out, douts):
+    """The vjp of ``layer_norm_backward``."""
+    from ..._autodiff.api import vjp
+    if not isinstance(douts, tuple):    # the backward pass unwraps a single output
+        douts = (douts,)
+    outs, pullback = vjp(lambda *a: layer_norm_backward(*a, **attrs), *inputs)
+    sens = tuple(d if d is not None else M.mul_p(o, 0) for d, o in zip(douts, outs))
+    return tuple(pullback(*sens))

@@ -1,0 +1,301 @@
+"""2-D max and average pooling over strided window taps, with gradient primitives.
+
+NOTE: [Pooling taps]
+A kh x kw window is read as kh*kw *taps*: tap (i, j) is the strided slice of
+the padded input that holds element (i, j) of every window, an array of the
+output's shape. Pooling is then kh*kw elementwise steps over output-sized
+arrays, with no window copy; the backward pass writes the same slices.
+
+Max pooling also returns, for each output, the tap that won (the first
+maximum), so its gradient never compares values again:
+
+    y, tap = MaxPool2D(x)      dx   = MaxPoolScatter(dy, tap)
+                               d dy = MaxPoolSelect(c, tap)   (and back again)
+
+Average pooling is linear: AvgPool2D and AvgPool2DGrad are each other's
+transposes.
+
+Attributes: ``kernel`` (kh, kw), ``stride`` (sh, sw), ``pads`` (top, bottom,
+left, right; bottom/right include the ceil-mode extension), ``dilation``
+(max pooling); average pooling has ``count_pads`` (the part of ``pads`` that
+counts toward the divisor) and ``divisor`` (an override, or 0). The gradients
+carry ``input_shape``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import primitive as P
+from ..._core.aval import ShapedArray
+from .._base import dtype_name
+from ._common import check_float, compute_dtype, validated
+
+MAX_GEOMETRY = ("kernel", "stride", "pads", "dilation")
+AVG_GEOMETRY = ("kernel", "stride", "pads", "count_pads", "divisor")
+
+
+def pool_output_hw(hw, attrs):
+    (h, w), (kh, kw), (sh, sw) = hw, attrs["kernel"], attrs["stride"]
+    dh, dw = attrs.get("dilation", (1, 1))
+    pt, pb, pl, pr = attrs["pads"]
+    return ((h + pt + pb - dh * (kh - 1) - 1) // sh + 1,
+            (w + pl + pr - dw * (kw - 1) - 1) // sw + 1)
+
+
+def _taps(attrs, ohw):
+    """(row slice, column slice) of the padded input for every tap, in window order."""
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    dh, dw = attrs.get("dilation", (1, 1))
+    oh, ow = ohw
+    return [(slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+             slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+            for i in range(kh) for j in range(kw)]
+
+
+def _overlapping(attrs):
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    dh, dw = attrs.get("dilation", (1, 1))
+    return sh < dh * (kh - 1) + 1 or sw < dw * (kw - 1) + 1
+
+
+def _pad(xp, x, pads, value=0):
+    if not any(pads):
+        return x
+    pt, pb, pl, pr = pads
+    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+
+
+def _crop(xp, dxp, shape, pads):
+    if not any(pads):
+        return dxp
+    _, _, h, w = shape
+    return xp.ascontiguousarray(dxp[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w])
+
+
+def tap_dtype(attrs):
+    kh, kw = attrs["kernel"]
+    return np.dtype(np.int8) if kh * kw <= 127 else np.dtype(np.int32)
+
+
+def _lowest(dtype):
+    if dtype.kind == "f":
+        return -np.inf
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min
+
+
+def _geometry(attrs, names):
+    return {k: attrs[k] for k in names}
+
+
+# ----------------------------------------------------------------- max pooling
+def _make_max_pool(xp):
+    def max_pool(x, *, kernel, stride, pads, dilation):
+        attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        xpad = _pad(xp, x.astype(cdt, copy=False), pads, _lowest(cdt))
+        taps = _taps(attrs, pool_output_hw(x.shape[2:], attrs))
+        rows, cols = taps[0]
+        y = xpad[:, :, rows, cols].copy()
+        won = xp.zeros(y.shape, tap_dtype(attrs))
+        for t, (rows, cols) in enumerate(taps[1:], 1):
+            s = xpad[:, :, rows, cols]
+            better = s > y
+            xp.copyto(y, s, where=better)
+            xp.copyto(won, t, where=better)
+        return y.astype(dt, copy=False), won
+    return max_pool
+
+
+def _make_max_scatter(xp):
+    def max_pool_scatter(dy, won, *, input_shape, kernel, stride, pads, dilation):
+        attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
+        n, c, h, w = input_shape
+        dxp = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dy.dtype)
+        overlap = _overlapping(attrs)
+        for t, (rows, cols) in enumerate(_taps(attrs, dy.shape[2:])):
+            hit = won == t
+            if overlap:
+                dxp[:, :, rows, cols] += xp.where(hit, dy, 0)
+            else:
+                xp.copyto(dxp[:, :, rows, cols], dy, where=hit)
+        return _crop(xp, dxp, input_shape, pads)
+    return max_pool_scatter
+
+
+def _make_max_select(xp):
+    def max_pool_select(c, won, *, kernel, stride, pads, dilation):
+        attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
+        cpad = _pad(xp, c, pads)
+        out = xp.zeros(won.shape, c.dtype)
+        for t, (rows, cols) in enumerate(_taps(attrs, won.shape[2:])):
+            xp.copyto(out, cpad[:, :, rows, cols], where=(won == t))
+        return out
+    return max_pool_select
+
+
+# ----------------------------------------------------------------- average pooling
+def _window_counts(xp, n_out, size, k, s, pad_lo, count_lo, count_hi):
+    """Per output position: how many window elements lie in the counted region."""
+    start = xp.arange(n_out) * s - pad_lo
+    lo = xp.maximum(start, -count_lo)
+    hi = xp.minimum(start + k, size + count_hi)
+    return hi - lo
+
+
+def _inverse_divisor(xp, hw, ohw, attrs, dtype):
+    if attrs["divisor"]:
+        return 1.0 / attrs["divisor"]
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    pads, counted = attrs["pads"], attrs["count_pads"]
+    rows = _window_counts(xp, ohw[0], hw[0], kh, sh, pads[0], counted[0], counted[1])
+    cols = _window_counts(xp, ohw[1], hw[1], kw, sw, pads[2], counted[2], counted[3])
+    return (1.0 / (rows[:, None] * cols[None, :])).astype(dtype)
+
+
+def _make_avg_pool(xp):
+    def avg_pool(x, *, kernel, stride, pads, count_pads, divisor):
+        attrs = dict(kernel=kernel, stride=stride, pads=pads, count_pads=count_pads,
+                     divisor=divisor)
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        xpad = _pad(xp, x.astype(cdt, copy=False), pads)
+        ohw = pool_output_hw(x.shape[2:], attrs)
+        taps = _taps(attrs, ohw)
+        rows, cols = taps[0]
+        acc = xpad[:, :, rows, cols].copy()
+        for rows, cols in taps[1:]:
+            acc += xpad[:, :, rows, cols]
+        acc *= _inverse_divisor(xp, x.shape[2:], ohw, attrs, cdt)
+        return acc.astype(dt, copy=False)
+    return avg_pool
+
+
+def _make_avg_pool_grad(xp):
+    def avg_pool_grad(dy, *, input_shape, kernel, stride, pads, count_pads, divisor):
+        attrs = dict(kernel=kernel, stride=stride, pads=pads, count_pads=count_pads,
+                     divisor=divisor)
+        n, c, h, w = input_shape
+        g = dy * _inverse_divisor(xp, (h, w), dy.shape[2:], attrs, dy.dtype)
+        dxp = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dy.dtype)
+        overlap = _overlapping(attrs)
+        for rows, cols in _taps(attrs, dy.shape[2:]):
+            if overlap:
+                dxp[:, :, rows, cols] += g
+            else:
+                dxp[:, :, rows, cols] = g
+        return _crop(xp, dxp, input_shape, pads)
+    return avg_pool_grad
+
+
+# ----------------------------------------------------------------- shape rules
+def _check_4d(op, arg, a):
+    if len(a.shape) != 4:
+        raise ValueError(f"For '{op}', the '{arg}' rank must be equal to 4, but got "
+                         f"{len(a.shape)} (shape {list(a.shape)}).")
+
+
+def _checked_output(op, x_shape, attrs):
+    oh, ow = pool_output_hw(x_shape[2:], attrs)
+    if oh < 1 or ow < 1:
+        raise ValueError(f"For '{op}', the input's height and width with padding "
+                         f"({list(x_shape[2:])}, pads {list(attrs['pads'])}) must be at least "
+                         f"the kernel size {list(attrs['kernel'])}.")
+    return tuple(x_shape[:2]) + (oh, ow)
+
+
+def _check_tap(op, won, out_shape):
+    if tuple(won.shape) != tuple(out_shape) or np.dtype(won.dtype).kind not in "iu":
+        raise ValueError(f"For '{op}', the window argmax must be an integer tensor of shape "
+                         f"{list(out_shape)}, but got {dtype_name(won.dtype)}"
+                         f"{list(won.shape)}.")
+
+
+def _max_pool_infer(attrs, x):
+    _check_4d("MaxPool2D", "x", x)
+    if np.dtype(x.dtype).kind not in "fiuV":
+        raise TypeError(f"For 'MaxPool2D', the input 'x' must be a float or integer tensor, "
+                        f"but got {dtype_name(x.dtype)}.")
+    shape = _checked_output("MaxPool2D", x.shape, attrs)
+    return ShapedArray(shape, x.dtype), ShapedArray(shape, tap_dtype(attrs))
+
+
+def _max_scatter_infer(attrs, dy, won):
+    _check_4d("MaxPoolScatter", "dout", dy)
+    _check_tap("MaxPoolScatter", won, dy.shape)
+    out = _checked_output("MaxPoolScatter", attrs["input_shape"], attrs)
+    if tuple(dy.shape) != out:
+        raise ValueError(f"For 'MaxPoolScatter', the 'dout' must have shape {list(out)}, but "
+                         f"got {list(dy.shape)}.")
+    return ShapedArray(tuple(attrs["input_shape"]), dy.dtype)
+
+
+def _max_select_infer(attrs, c, won):
+    _check_4d("MaxPoolSelect", "x", c)
+    out = _checked_output("MaxPoolSelect", c.shape, attrs)
+    _check_tap("MaxPoolSelect", won, out)
+    return ShapedArray(out, c.dtype)
+
+
+def _avg_pool_infer(attrs, x):
+    _check_4d("AvgPool2D", "x", x)
+    check_float("AvgPool2D", "x", x.dtype)
+    return ShapedArray(_checked_output("AvgPool2D", x.shape, attrs), x.dtype)
+
+
+def _avg_pool_grad_infer(attrs, dy):
+    _check_4d("AvgPool2DGrad", "dout", dy)
+    check_float("AvgPool2DGrad", "dout", dy.dtype)
+    out = _checked_output("AvgPool2DGrad", attrs["input_shape"], attrs)
+    if tuple(dy.shape) != out:
+        raise ValueError(f"For 'AvgPool2DGrad', the 'dout' must have shape {list(out)}, but "
+                         f"got {list(dy.shape)}.")
+    return ShapedArray(tuple(attrs["input_shape"]), dy.dtype)
+
+
+def _primitive(name, make, infer, n_inputs, **kw):
+    return P.Primitive(name, validated(make, infer), kind="opaque", n_inputs=n_inputs,
+                       infer=infer, **kw)
+
+
+max_pool2d_p = _primitive("MaxPool2D", _make_max_pool, _max_pool_infer, 1,
+                          multiple_results=True)
+max_pool_scatter_p = _primitive("MaxPoolScatter", _make_max_scatter, _max_scatter_infer, 2)
+max_pool_select_p = _primitive("MaxPoolSelect", _make_max_select, _max_select_infer, 2)
+avg_pool2d_p = _primitive("AvgPool2D", _make_avg_pool, _avg_pool_infer, 1)
+avg_pool2d_grad_p = _primitive("AvgPool2DGrad", _make_avg_pool_grad, _avg_pool_grad_infer, 1)
+
+
+# ----------------------------------------------------------------- gradient rules
+@max_pool2d_p.def_grad(inputs=(), output=True)
+def _max_pool_grad(attrs, inputs, out, douts):
+    (x,) = inputs
+    dy = douts[0]
+    if dy is None:
+        return (None,)
+    return (max_pool_scatter_p(dy, out[1], input_shape=tuple(x.shape), **attrs),)
+
+
+@max_pool_scatter_p.def_grad(inputs=(1,))
+def _max_scatter_grad(attrs, inputs, out, c):
+    _, won = inputs
+    return max_pool_select_p(c, won, **_geometry(attrs, MAX_GEOMETRY)), None
+
+
+@max_pool_select_p.def_grad(inputs=(1,))
+def _max_select_grad(attrs, inputs, out, c):
+    x, won = inputs
+    return max_pool_scatter_p(c, won, input_shape=tuple(x.shape), **attrs), None
+
+
+@avg_pool2d_p.def_grad()
+def _avg_pool_grad(attrs, inputs, out, dout):
+    (x,) = inputs
+    return (avg_pool2d_grad_p(dout, input_shape=tuple(x.shape), **attrs),)
+
+
+@avg_pool2d_grad_p.def_grad()
+def _avg_pool_grad_grad(attrs, inputs, out, c):
+    return (avg_pool2d_p(c, **_geometry(attrs, AVG_GEOMETRY)),)

@@ -1,0 +1,141 @@
+"""Softmax and log-softmax: fused, numerically stable kernels with fused gradients.
+
+They are primitives (not composites of exp/sum/div) because they run on large
+attention scores: one fused, row-tiled kernel makes one trip to memory where the
+composite makes five (see NOTE: [Row tiles]). Their gradients are primitives
+too, for the same reason, with rules written in primitives (grad of grad).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core import primitive as P
+from ..._core.aval import ShapedArray
+from .. import math as M
+from ..reduce import sum_p
+from ._common import check_float, compute_dtype
+from ._tiles import map_rows
+
+
+def check_axis(op, axis, ndim):
+    lo, hi = -max(ndim, 1), max(ndim, 1)
+    if ndim == 0 or not lo <= axis < hi:
+        raise ValueError(f"For primitive[{op}], the axis must be in [{-ndim},{ndim}), "
+                         f"but got {axis}.")
+
+
+def _rowwise(name, block_last, block_axis):
+    """Kernel factory: a fused row ``block`` applied along ``axis``.
+
+    The last axis of a contiguous array runs tile by tile; any other axis runs
+    once over the whole array. Half-precision data is computed in float32.
+    """
+    def make(xp):
+        def kernel(*arrays, axis):
+            x = arrays[0]
+            check_float(name, "x", x.dtype)
+            check_axis(name, axis, x.ndim)
+            dt = x.dtype
+            cdt = compute_dtype(dt)
+            arrays = [a.astype(cdt, copy=False) for a in arrays]
+            out = xp.empty(x.shape, cdt)
+            if x.size and axis % x.ndim == x.ndim - 1:
+                map_rows(xp, lambda *a: block_last(xp, *a), out, *arrays)
+            elif x.size:
+                block_axis(xp, *arrays, out, axis=axis)
+            return out if cdt == dt else out.astype(dt)
+        return kernel
+    return make
+
+
+def _same_infer(name):
+    def infer(attrs, x, *rest):
+        check_float(name, "x", x.dtype)
+        check_axis(name, attrs["axis"], len(x.shape))
+        for r in rest:
+            if tuple(r.shape) != tuple(x.shape):
+                raise ValueError(f"For '{name}', the inputs must have the same shape, but got "
+                                 f"{list(x.shape)} and {list(r.shape)}.")
+        return ShapedArray(x.shape, x.dtype)
+    return infer
+
+
+def _primitive(name, block, n_inputs):
+    return P.Primitive(name, _rowwise(name, lambda xp, *a: block(xp, *a, axis=-1), block),
+                       kind="opaque", n_inputs=n_inputs, infer=_same_infer(name))
+
+
+# ----------------------------------------------------------------- blocks
+def _softmax_block(xp, x, out, axis):
+    m = xp.max(x, axis=axis, keepdims=True)
+    xp.subtract(x, m, out=out)
+    xp.exp(out, out=out)
+    s = xp.sum(out, axis=axis, keepdims=True)
+    xp.divide(out, s, out=out)
+
+
+def _log_softmax_block(xp, x, out, axis):
+    m = xp.max(x, axis=axis, keepdims=True)
+    xp.subtract(x, m, out=out)
+    s = xp.sum(xp.exp(out), axis=axis, keepdims=True)
+    xp.log(s, out=s)
+    xp.subtract(out, s, out=out)
+
+
+def _softmax_grad_block(xp, y, g, out, axis):
+    """dx = y * (g - sum(g * y))"""
+    xp.multiply(g, y, out=out)
+    s = xp.sum(out, axis=axis, keepdims=True)
+    xp.subtract(g, s, out=out)
+    xp.multiply(out, y, out=out)
+
+
+def _log_softmax_grad_block(xp, y, g, out, axis):
+    """dx = g - exp(y) * sum(g)"""
+    s = xp.sum(g, axis=axis, keepdims=True)
+    xp.exp(y, out=out)
+    xp.multiply(out, s, out=out)
+    xp.subtract(g, out, out=out)
+
+
+softmax_p = _primitive("Softmax", _softmax_block, 1)
+log_softmax_p = _primitive("LogSoftmax", _log_softmax_block, 1)
+softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_block, 2)
+log_softmax_grad_p = _primitive("LogSoftmaxGrad", _log_softmax_grad_block, 2)
+
+
+# ----------------------------------------------------------------- gradient rules
+def _row_sum(t, axis):
+    return sum_p(t, axis=(axis % len(t.shape),), keepdims=True)
+
+
+@softmax_p.def_grad(inputs=(), output=True)
+def _softmax_grad(attrs, inputs, out, dout):
+    return (softmax_grad_p(out, dout, axis=attrs["axis"]),)
+
+
+@log_softmax_p.def_grad(inputs=(), output=True)
+def _log_softmax_grad(attrs, inputs, out, dout):
+    return (log_softmax_grad_p(out, dout, axis=attrs["axis"]),)
+
+
+@softmax_grad_p.def_grad(inputs=(0, 1))
+def _softmax_grad_grad(attrs, inputs, out, c):
+    """f(y, g) = y * (g - sum(g y)) is linear in g (with the same form) and bilinear in y."""
+    y, g = inputs
+    axis = attrs["axis"]
+    ct_g = softmax_grad_p(y, c, axis=axis)
+    ct_y = M.sub_p(M.mul_p(c, M.sub_p(g, _row_sum(M.mul_p(g, y), axis))),
+                   M.mul_p(_row_sum(M.mul_p(c, y), axis), g))
+    return ct_y, ct_g
+
+
+@log_softmax_grad_p.def_grad(inputs=(0, 1))
+def _log_softmax_grad_grad(attrs, inputs, out, c):
+    """f(y, g) = g - exp(y) sum(g)."""
+    y, g = inputs
+    axis = attrs["axis"]
+    c_exp = M.mul_p(c, M.exp_p(y))
+    ct_g = M.sub_p(c, _row_sum(c_exp, axis))
+    ct_y = M.neg_p(M.mul_p(c_exp, _row_sum(g, axis)))
+    return ct_y, ct_g

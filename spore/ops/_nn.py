@@ -1,2 +1,0 @@
-"""(filled in by its family's work)"""
-__all__ = []

@@ -1,0 +1,19 @@
+"""Neural-network functional ops (``mindspore.ops``): softmax, dropout, convolution,
+pooling, normalisation, embedding, resizing and losses, with MindSpore 2.10's
+signatures and defaults.
+
+Which names are primitives: softmax/log_softmax, Conv2D, max/average pooling,
+LayerNorm, NLLLoss, Dropout and the embedding lookup (``spore/_prims/nn``);
+everything else here composes primitives.
+"""
+from . import activation, conv, loss, misc, norm, pool
+from .activation import *  # noqa: F401,F403
+from .conv import *        # noqa: F401,F403
+from .conv import conv2d_ms as conv2d_ms  # noqa: F401  (ops.Conv2D, nn.Conv2d)
+from .loss import *        # noqa: F401,F403
+from .misc import *        # noqa: F401,F403
+from .norm import *        # noqa: F401,F403
+from .pool import *        # noqa: F401,F403
+
+__all__ = sorted(activation.__all__ + conv.__all__ + loss.__all__ + misc.__all__
+                 + norm.__all__ + pool.__all__)
