@@ -186,6 +186,8 @@ def _full_infer(attrs):
 
 def _make_full(xp):
     def full(shape, dtype, value):
+        if value == 0:
+            return xp.zeros(shape, dtype)
         # casting the value first gives C-style conversion (3.7 -> 3, -1 -> 255 for uint8)
         return xp.full(shape, xp.asarray(value).astype(dtype), dtype=dtype)
     return full
@@ -252,6 +254,23 @@ eye_p = Primitive("Eye", lambda xp: lambda n, m, dtype: xp.eye(n, m, dtype=dtype
                   kind="opaque", n_inputs=0, nondiff=True, infer=_eye_infer)
 
 
+def _tri_infer(attrs):
+    _check_shape("Tri", (attrs["n"], attrs["m"]))
+    return ShapedArray((attrs["n"], attrs["m"]), np.bool_)
+
+
+def _make_tri(xp):
+    def tri(n, m, k, lower):
+        """Mask of ``col - row <= k`` (lower) or ``col - row >= k`` (upper)."""
+        if lower:
+            return xp.tri(n, m, k, dtype=bool)
+        return ~xp.tri(n, m, k - 1, dtype=bool)
+    return tri
+
+
+tri_p = Primitive("Tri", _make_tri, kind="opaque", n_inputs=0, nondiff=True, infer=_tri_infer)
+
+
 def zeros_of(x):
     """Zeros with the shape and dtype of ``x`` (a Tensor or aval), for gradient rules."""
     return full_p(shape=tuple(x.shape), dtype=np_dtype(x), value=0)
@@ -288,7 +307,9 @@ def _concat_prepare(args):
         if is_scalar(a) or a is None:
             raise TypeError(f"For 'Concat', every element of 'tensors' must be a Tensor, but "
                             f"element {i} is {type(a).__name__}.")
-    dtype = D.result_type(*[D.dtype_of(a.dtype) for a in arrays]).np if arrays else None
+    if len({a.dtype for a in arrays}) <= 1:
+        return arrays
+    dtype = D.result_type(*[D.dtype_of(a.dtype) for a in arrays]).np
     return [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
 
 
@@ -317,8 +338,12 @@ def _split_infer(attrs, x):
 
 def _make_split(xp):
     def split(x, sizes, axis):
-        bounds = np.cumsum(sizes)[:-1].tolist()
-        return tuple(xp.split(x, bounds, axis=axis))
+        lead = (slice(None),) * (axis % x.ndim)
+        pieces, start = [], 0
+        for size in sizes:
+            pieces.append(x[lead + (slice(start, start + size),)])
+            start += size
+        return tuple(pieces)
     return split
 
 
@@ -697,10 +722,40 @@ def _make_topk(xp):
         _topk_infer({"k": k, "axis": axis}, x)
         if x.ndim == 0:
             return x.copy(), xp.zeros((), _INT32)
-        order = _stable_order(xp, x, axis, largest)
-        order = xp.take(order, xp.arange(k), axis=axis)
+        if _select_first(xp, x, k, axis):
+            order = _topk_positions(xp, x, k, axis, largest)
+        else:
+            order = xp.take(_stable_order(xp, x, axis, largest), xp.arange(k), axis=axis)
         return xp.take_along_axis(x, order, axis), order.astype(_INT32)
     return topk
+
+
+def _select_first(xp, x, k, axis):
+    """Whether selecting k of n before sorting pays off (and is exact: no NaNs)."""
+    n = x.shape[axis]
+    if not 0 < 8 * k <= n or x.dtype.kind not in "iuf":
+        return False
+    return x.dtype.kind != "f" or not bool(xp.isnan(x).any())
+
+
+def _topk_positions(xp, x, k, axis, largest):
+    """Positions of the top k along ``axis`` in the order a stable sort would give them:
+    partition finds the k-th value, equal values are taken lowest position first."""
+    rows = xp.moveaxis(x, axis, -1)
+    n = rows.shape[-1]
+    cut = n - k if largest else k - 1
+    kth = xp.partition(rows, cut, axis=-1)[..., cut:cut + 1]
+    beyond = rows > kth if largest else rows < kth
+    tied = rows == kth
+    room = k - beyond.sum(axis=-1, keepdims=True)
+    if bool((tied.sum(axis=-1, keepdims=True) == room).all()):
+        chosen = beyond | tied       # no row has more ties than room: skip the running count
+    else:
+        chosen = beyond | (tied & (xp.cumsum(tied, axis=-1) <= room))
+    cols = xp.nonzero(chosen.reshape(-1, n))[1].reshape(rows.shape[:-1] + (k,))
+    picked = xp.take_along_axis(rows, cols, -1)
+    cols = xp.take_along_axis(cols, _stable_order(xp, picked, -1, largest), -1)
+    return xp.moveaxis(cols, -1, axis)
 
 
 topk_p = Primitive("TopK", _make_topk, kind="opaque", n_inputs=1, multiple_results=True,
@@ -799,14 +854,23 @@ def _pad_infer(attrs, x):
 def _make_pad(xp):
     def pad(x, pads, mode, value):
         _pad_infer({"pads": pads, "mode": mode}, x)   # NumPy would accept some invalid pads
-        crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pads, x.shape))
-        x = x[crop]
+        x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pads, x.shape))]
         widths = tuple((max(b, 0), max(a, 0)) for b, a in pads)
         if mode == "constant":
-            return xp.pad(x, widths, mode="constant",
-                          constant_values=xp.asarray(value).astype(x.dtype))
-        return xp.pad(x, widths, mode=mode)
+            shape = tuple(n + b + a for (b, a), n in zip(widths, x.shape))
+            out = xp.full(shape, xp.asarray(value).astype(x.dtype), dtype=x.dtype)
+            out[tuple(slice(b, b + n) for (b, _), n in zip(widths, x.shape))] = x
+            return out
+        for d, (b, a) in enumerate(widths):
+            if b or a:
+                x = xp.take(x, _pad_source(xp, x.shape[d], b, a, mode), axis=d)
+        return x
     return pad
+
+
+def _pad_source(xp, n, before, after, mode):
+    """For each position of a padded axis, the input position its value comes from."""
+    return xp.asarray(np.pad(np.arange(n), (before, after), mode=mode))
 
 
 pad_p = Primitive("Pad", _make_pad, kind="opaque", n_inputs=1, infer=_pad_infer)
@@ -833,7 +897,7 @@ def _make_pad_grad(xp):
             if not (b or a):
                 continue
             n = g.shape[d] - b - a
-            source = xp.asarray(np.pad(np.arange(n), (b, a), mode=mode))
+            source = _pad_source(xp, n, b, a, mode)
             moved = xp.moveaxis(g, d, 0)
             folded = moved[b:b + n].copy()
             xp.add.at(folded, source[:b], moved[:b])

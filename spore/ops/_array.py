@@ -18,6 +18,20 @@ _FULL = ("slice", None, None, None)
 
 
 # --------------------------------------------------------------------------- helpers
+def _dim(name, dim, ndim, arg="axis"):
+    """``normalize_dim`` with a fast path for plain in-range ints (the common case)."""
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim + ndim if dim < 0 else dim
+    return normalize_dim(name, dim, ndim, arg)
+
+
+def _int_tuple(name, value, arg="shape"):
+    """``static_shape`` with a fast path for tuples of plain ints."""
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value
+    return static_shape(name, value, arg)
+
+
 def _tensor_arg(name, arg, x):
     if not isinstance(x, P._Tensor):
         raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
@@ -68,7 +82,7 @@ def _indexed(name, prim, *args, **attrs):
 def reshape(input, shape):
     """Reshape; one dimension may be -1."""
     x = as_tensor(input)
-    shape = static_shape("reshape", shape)
+    shape = _int_tuple("reshape", shape)
     return A.reshape_p(x, shape=_resolve_minus_one("reshape", shape, x))
 
 
@@ -98,12 +112,12 @@ def ravel(input):
 def transpose(input, dims):
     """Permute dimensions by the full permutation ``dims``."""
     x = as_tensor(input)
-    perm = static_shape("transpose", dims, "dims")
+    perm = _int_tuple("transpose", dims, "dims")
     nd = len(x.shape)
     if len(perm) != nd:
         raise ValueError(f"For 'Transpose', size of perm should equal to rank of x, but got "
                          f"{len(perm)} and {nd}!")
-    perm = tuple(normalize_dim("transpose", p, nd, "dims") for p in perm)
+    perm = tuple(_dim("transpose", p, nd, "dims") for p in perm)
     return A.transpose_p(x, perm=perm)
 
 
@@ -114,8 +128,8 @@ def permute(input, axis):
 def swapaxes(input, axis0, axis1):
     x = as_tensor(input)
     nd = len(x.shape)
-    a = normalize_dim("swapaxes", axis0, nd)
-    b = normalize_dim("swapaxes", axis1, nd)
+    a = _dim("swapaxes", axis0, nd)
+    b = _dim("swapaxes", axis1, nd)
     perm = list(range(nd))
     perm[a], perm[b] = perm[b], perm[a]
     return A.transpose_p(x, perm=tuple(perm))
@@ -128,13 +142,13 @@ def movedim(x, source, destination):
     """Move dimensions ``source`` to positions ``destination`` (ints or tuples)."""
     x = as_tensor(x)
     nd = len(x.shape)
-    src = static_shape("movedim", source, "source")
-    dst = static_shape("movedim", destination, "destination")
+    src = _int_tuple("movedim", source, "source")
+    dst = _int_tuple("movedim", destination, "destination")
     if len(src) != len(dst):
         raise ValueError(f"For 'movedim', 'source' and 'destination' must have the same "
                          f"length, but got {len(src)} and {len(dst)}.")
-    src = [normalize_dim("movedim", s, nd, "source") for s in src]
-    dst = [normalize_dim("movedim", d, nd, "destination") for d in dst]
+    src = [_dim("movedim", s, nd, "source") for s in src]
+    dst = [_dim("movedim", d, nd, "destination") for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError("For 'movedim', repeated dimensions in 'source' or 'destination'.")
     rest = iter(d for d in range(nd) if d not in src)
@@ -161,8 +175,8 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     nd = len(x.shape)
     if nd == 0:
         return A.reshape_p(x, shape=(1,))
-    s = normalize_dim("flatten", start_dim, nd, "start_dim")
-    e = normalize_dim("flatten", end_dim, nd, "end_dim")
+    s = _dim("flatten", start_dim, nd, "start_dim")
+    e = _dim("flatten", end_dim, nd, "end_dim")
     if s > e:
         raise ValueError("For 'flatten', 'start_dim' cannot come after 'end_dim'.")
     if order == "F":
@@ -182,7 +196,7 @@ def squeeze(input, axis=None):
         new = tuple(d for d in shape if d != 1)
     else:
         axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-        axes = {normalize_dim("squeeze", a, len(shape)) for a in axes}
+        axes = {_dim("squeeze", a, len(shape)) for a in axes}
         new = tuple(d for i, d in enumerate(shape) if not (i in axes and d == 1))
     return A.reshape_p(x, shape=new)
 
@@ -206,7 +220,7 @@ def unsqueeze(input, dim):
 def broadcast_to(input, shape):
     """Broadcast to ``shape``; ``-1`` keeps the input's size in that dimension."""
     x = as_tensor(input)
-    shape = static_shape("broadcast_to", shape)
+    shape = _int_tuple("broadcast_to", shape)
     xs = tuple(x.shape)
     lead = len(shape) - len(xs)
     if lead < 0:
@@ -310,7 +324,7 @@ def _split_sizes(name, n, split_size_or_sections):
 def split(tensor, split_size_or_sections, axis=0):
     """Split into pieces of one size (the last may be smaller) or of the listed sizes."""
     x = as_tensor(tensor)
-    a = normalize_dim("split", axis, len(x.shape))
+    a = _dim("split", axis, len(x.shape))
     sizes = _split_sizes("split", x.shape[a], split_size_or_sections)
     return A.split_p(x, sizes=sizes, axis=a)
 
@@ -318,7 +332,7 @@ def split(tensor, split_size_or_sections, axis=0):
 def tensor_split(input, indices_or_sections, axis=0):
     """Split into ``n`` nearly equal pieces, or at the listed indices."""
     x = as_tensor(input)
-    a = normalize_dim("tensor_split", axis, len(x.shape))
+    a = _dim("tensor_split", axis, len(x.shape))
     n = x.shape[a]
     if isinstance(indices_or_sections, (tuple, list)):
         cuts = []
@@ -345,7 +359,7 @@ def chunk(input, chunks, axis=0):
     chunks = static_int("chunk", "chunks", chunks)
     if chunks <= 0:
         raise ValueError(f"For 'chunk', the 'chunks' must be greater than 0, but got {chunks}.")
-    a = normalize_dim("chunk", axis, len(x.shape))
+    a = _dim("chunk", axis, len(x.shape))
     n = x.shape[a]
     size = max(-(-n // chunks), 1)
     return A.split_p(x, sizes=_split_sizes("chunk", n, size), axis=a)
@@ -354,7 +368,7 @@ def chunk(input, chunks, axis=0):
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of tensors with that dimension removed."""
     x = as_tensor(input)
-    a = normalize_dim("unbind", dim, len(x.shape), "dim")
+    a = _dim("unbind", dim, len(x.shape), "dim")
     n = x.shape[a]
     if n == 0:
         return ()
@@ -372,7 +386,7 @@ def tile(input, dims):
     """Repeat the whole tensor ``dims[i]`` times along dimension ``i`` (composite:
     reshape, broadcast, reshape)."""
     x = as_tensor(input)
-    reps = static_shape("tile", dims, "dims")
+    reps = _int_tuple("tile", dims, "dims")
     for i, r in enumerate(reps):
         if r < 0:
             raise ValueError(f"For 'Tile', 'dims' cannot contain negative integer numbers, but "
@@ -393,7 +407,7 @@ def repeat_interleave(input, repeats, axis=None):
     if axis is None:
         x = reshape(x, (-1,))
         axis = 0
-    a = normalize_dim("repeat_interleave", axis, x.ndim)
+    a = _dim("repeat_interleave", axis, x.ndim)
     counts = _repeat_counts(repeats)
     if isinstance(counts, int):
         if counts < 0:
@@ -430,7 +444,7 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     x = as_tensor(input_params)
     idx = _index_tensor("gather", "input_indices", input_indices)
     nd = x.ndim
-    a = normalize_dim("gather", axis, nd)
+    a = _dim("gather", axis, nd)
     b = static_int("gather", "batch_dims", batch_dims)
     if b == 0:
         return _indexed("gather", A.getitem_p, x, idx, spec=_axis_spec(a, ("tensor", 0)))
@@ -458,7 +472,7 @@ def gather_elements(input, dim, index):
     """``output[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and alike for other dims)."""
     x = as_tensor(input)
     idx = _index_tensor("gather_elements", "index", index)
-    a = normalize_dim("gather_elements", dim, x.ndim, "dim")
+    a = _dim("gather_elements", dim, x.ndim, "dim")
     return A.gather_d_p(x, idx, axis=a)
 
 
@@ -494,7 +508,7 @@ def index_select(input, axis, index):
     if idx.ndim != 1:
         raise ValueError(f"For 'index_select', the dimension of `index` must be 1, but got "
                          f"{idx.ndim}")
-    a = normalize_dim("index_select", axis, input.ndim)
+    a = _dim("index_select", axis, input.ndim)
     return _indexed("index_select", A.getitem_p, input, idx,
                     spec=_axis_spec(a, ("tensor", 0)))
 
@@ -509,7 +523,7 @@ def take(input, index):
 def narrow(input, axis, start, length):
     """``length`` entries of ``input`` along ``axis`` from ``start``: a view."""
     x = as_tensor(input)
-    a = normalize_dim("narrow", axis, x.ndim)
+    a = _dim("narrow", axis, x.ndim)
     n = x.shape[a]
     s = static_int("narrow", "start", start)
     ln = static_int("narrow", "length", length)
@@ -526,7 +540,7 @@ def narrow(input, axis, start, length):
 def select_dim(input, dim, index):
     """``input`` at position ``index`` of ``dim``, that dimension removed (a view)."""
     x = as_tensor(input)
-    a = normalize_dim("select", dim, x.ndim, "dim")
+    a = _dim("select", dim, x.ndim, "dim")
     i = static_int("select", "index", index)
     return _indexed("select", A.getitem_p, x, spec=_axis_spec(a, ("int", i)))
 
@@ -605,7 +619,7 @@ def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")
 def _scatter_elements(name, input, axis, index, src, reduction):
     x = as_tensor(input)
     idx = _index_tensor(name, "index", index)
-    a = normalize_dim(name, axis, x.ndim)
+    a = _dim(name, axis, x.ndim)
     if isinstance(src, P._Tensor):
         if src.ndim != idx.ndim:
             raise ValueError(f"For '{name}', 'src' and 'index' must have the same rank, but got "
@@ -680,7 +694,7 @@ def tensor_scatter_add(input_x, indices, updates):
 def scatter_nd(indices, updates, shape):
     """Zeros of ``shape`` with ``updates`` added at the rows of ``indices``."""
     upd = as_tensor(updates)
-    shape = static_shape("scatter_nd", shape)
+    shape = _int_tuple("scatter_nd", shape)
     zeros = A.full_p(shape=shape, dtype=upd._data.dtype, value=0)
     return _tensor_scatter("scatter_nd", zeros, indices, upd, True)
 
@@ -689,7 +703,7 @@ def _index_add(name, x, axis, index, source):
     idx = _index_tensor(name, "indices", index)
     if idx.ndim != 1:
         raise ValueError(f"For '{name}', the 'indices' must be 1-D, but got rank {idx.ndim}.")
-    a = normalize_dim(name, axis, x.ndim)
+    a = _dim(name, axis, x.ndim)
     want = tuple(x.shape[:a]) + (idx.shape[0],) + tuple(x.shape[a + 1:])
     if tuple(source.shape) != want:
         raise ValueError(f"For '{name}', the added tensor must have shape {list(want)}, but got "
@@ -708,7 +722,7 @@ def index_fill(x, axis, index, value):
     """A copy of ``x`` with the entries at ``index`` along ``axis`` set to ``value``."""
     x = as_tensor(x)
     idx = _index_tensor("index_fill", "index", index)
-    a = normalize_dim("index_fill", axis, x.ndim)
+    a = _dim("index_fill", axis, x.ndim)
     return _indexed("index_fill", A.index_put_p, x, _value_like(x, value), reshape(idx, (-1,)),
                     spec=_axis_spec(a, ("tensor", 0)))
 
@@ -732,7 +746,7 @@ def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a view)."""
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, (int, np.integer)) else dims
-    axes = {normalize_dim("flip", d, x.ndim, "dims") for d in static_shape("flip", dims, "dims")}
+    axes = {_dim("flip", d, x.ndim, "dims") for d in _int_tuple("flip", dims, "dims")}
     spec = tuple(("slice", None, None, -1 if d in axes else None) for d in range(x.ndim))
     return A.getitem_p(x, spec=spec)
 
@@ -754,14 +768,14 @@ def flipud(input):
 def roll(input, shifts, dims=None):
     """Shift elements cyclically by ``shifts`` along ``dims`` (the flattened tensor if None)."""
     x = as_tensor(input)
-    shifts = static_shape("roll", shifts, "shifts")
+    shifts = _int_tuple("roll", shifts, "shifts")
     if dims is None:
         if len(shifts) != 1:
             raise ValueError(f"For 'roll', 'shifts' must be a single number when 'dims' is "
                              f"None, but got {list(shifts)}.")
         return A.roll_p(x, shifts=shifts, axes=None)
-    axes = tuple(normalize_dim("roll", d, x.ndim, "dims")
-                 for d in static_shape("roll", dims, "dims"))
+    axes = tuple(_dim("roll", d, x.ndim, "dims")
+                 for d in _int_tuple("roll", dims, "dims"))
     if len(axes) != len(shifts):
         raise ValueError(f"For 'roll', 'shifts' and 'dims' must have the same length, but got "
                          f"{len(shifts)} and {len(axes)}.")
@@ -772,7 +786,7 @@ def rot90(input, k, dims):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
-    d0, d1 = (normalize_dim("rot90", d, x.ndim, "dims") for d in static_shape("rot90", dims))
+    d0, d1 = (_dim("rot90", d, x.ndim, "dims") for d in _int_tuple("rot90", dims))
     if d0 == d1:
         raise ValueError("For 'rot90', the two 'dims' must differ.")
     k = static_int("rot90", "k", k) % 4
@@ -853,8 +867,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     dimension of the result."""
     x = as_tensor(input)
     nd = x.ndim
-    d1 = normalize_dim("diagonal", dim1, nd, "dim1")
-    d2 = normalize_dim("diagonal", dim2, nd, "dim2")
+    d1 = _dim("diagonal", dim1, nd, "dim1")
+    d2 = _dim("diagonal", dim2, nd, "dim2")
     if d1 == d2:
         raise ValueError(f"For 'Diagonal', dim1 and dim2 cannot be identical, but got : dim1 "
                          f"={d1} and dim2 = {d2}.")
@@ -875,10 +889,8 @@ def _triangle(name, input, diagonal, lower):
                          f"but got {x.ndim}.")
     k = static_int(name, "diagonal", diagonal)
     n, m = x.shape[-2:]
-    offset = M.sub_p(reshape(_int_range(0, m), (1, m)), reshape(_int_range(0, n), (n, 1)))
-    keep = M.less_equal_p(offset, k) if lower else M.greater_equal_p(offset, k)
-    zero = False if x._data.dtype == np.bool_ else 0
-    return M.where_p(keep, x, zero)
+    keep = A.tri_p(n=n, m=m, k=k, lower=lower)
+    return M.where_p(keep, x, False if x._data.dtype == np.bool_ else 0)
 
 
 def tril(input, diagonal=0):
@@ -926,7 +938,7 @@ def pad(input_x, padding, mode="constant", value=None):
     ``(left, right, top, bottom, ...)``. Modes: 'constant', 'reflect', 'replicate',
     'circular'."""
     x = as_tensor(input_x)
-    pads = static_shape("pad", padding, "padding")
+    pads = _int_tuple("pad", padding, "padding")
     if len(pads) % 2:
         raise ValueError(f"For 'pad', the size of padding must be divisible by 2, but got "
                          f"{len(pads)}")
@@ -1014,7 +1026,7 @@ def _tensor_repeat_interleave(self, repeats, dim=None, *, output_size=None, axis
 def _tensor_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """PyTorch-style ``unique``: values only, or a tuple with Int64 inverse/counts."""
     x = as_tensor(self)
-    axis = None if dim is None else normalize_dim("unique", dim, x.ndim, "dim")
+    axis = None if dim is None else _dim("unique", dim, x.ndim, "dim")
     values, inverse, counts = A.unique_p(x, sorted=bool(sorted), axis=axis,
                                          inverse_dtype=np.dtype(np.int64))
     extra = ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
@@ -1026,7 +1038,7 @@ def _tensor_take(self, indices, axis=None, mode="clip"):
     if axis is None:
         return take(self, indices)
     idx = _index_tensor("take", "indices", indices)
-    a = normalize_dim("take", axis, self.ndim)
+    a = _dim("take", axis, self.ndim)
     n = self.shape[a]
     if mode == "clip":
         idx = M.minimum_p(M.maximum_p(idx, 0), n - 1)

@@ -40,6 +40,8 @@ def _sequence_entry(e):
 
 def normalize_index(index):
     """-> (spec, index tensors)."""
+    if type(index) is int:
+        return (("int", index),), []
     if not isinstance(index, tuple):
         index = (index,)
     spec, tensors = [], []

@@ -266,6 +266,8 @@ ORDER = [
     OpCase("topk", lambda x: ops.topk(x, 2), lambda x: _np_topk(x, 2, -1, True), (3, 5)),
     OpCase("topk-smallest-dim0", lambda x: ops.topk(x, 3, dim=0, largest=False),
            lambda x: _np_topk(x, 3, 0, False), (4, 2)),
+    OpCase("topk-select-then-sort", lambda x: ops.topk(x, 3, dim=0),
+           lambda x: _np_topk(x, 3, 0, True), (40, 2)),
 ]
 
 
@@ -577,3 +579,23 @@ def test_stack_unbind_round_trip(shape, count, data):
 def test_tile_matches_numpy(shape, reps):
     x = _array(shape)
     np.testing.assert_array_equal(ops.tile(Tensor(x), tuple(reps)).asnumpy(), np.tile(x, reps))
+
+
+@given(st.integers(1, 3), st.integers(16, 48), st.booleans(), st.booleans(), st.data())
+def test_topk_matches_a_stable_sort_with_many_ties(rows, n, largest, integer, data):
+    # few distinct values: the k-th value is usually tied, so equal entries must come
+    # lowest position first, as a stable sort gives them
+    k = data.draw(st.integers(1, n // 4))
+    values = data.draw(st.lists(st.integers(-3, 3), min_size=rows * n, max_size=rows * n))
+    x = np.array(values, np.int32 if integer else np.float32).reshape(n, rows)
+    got_values, got_index = ops.topk(Tensor(x), k, dim=0, largest=largest)
+    want_values, want_index = _np_topk(x, k, 0, largest)
+    np.testing.assert_array_equal(got_index.asnumpy(), want_index)
+    np.testing.assert_array_equal(got_values.asnumpy(), want_values)
+
+
+def test_topk_with_nan_treats_nan_as_largest():
+    x = np.arange(40, dtype=np.float32)
+    x[7] = np.nan
+    values, index = ops.topk(Tensor(x), 2)
+    assert np.isnan(values.asnumpy()[0]) and index.asnumpy().tolist() == [7, 39]
