@@ -145,7 +145,7 @@ class GELU(Cell):
     def __init__(self, approximate=True):
         super().__init__()
         if not isinstance(approximate, bool):
-            raise TypeError(f"For 'GELU', the type of 'approximate' must be bool, but got "
+            raise TypeError(f"For 'GELU', the 'approximate' must be a bool, but got "
                             f"{type(approximate).__name__}.")
         self.approximate = approximate
 

@@ -14,6 +14,7 @@ from ... import _context
 from ... import ops
 from ..._dtype import float32
 from ..._parameter import Parameter
+from ..._tensor import Tensor
 from ...common.initializer import HeUniform, Uniform, initializer
 from ..cell import Cell
 from . import _checks as C
@@ -171,10 +172,9 @@ class Conv1d(_Conv):
                  dtype=float32):
         for arg, v in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
             C.positive_int(v, arg, "Conv1d")
-        padding = _padding_1d(padding)
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
-                         padding, (1, dilation), group, has_bias, weight_init, bias_init, "NCHW",
-                         False, dtype)
+                         _padding_1d(padding), (1, dilation), group, has_bias,
+                         _weight_1d(weight_init, "Conv1d"), bias_init, "NCHW", False, dtype)
 
     def construct(self, x):
         self._check_input(x, 3)
@@ -182,6 +182,16 @@ class Conv1d(_Conv):
                        self._cast_weight(self.bias), self.stride, self.pad_mode,
                        _four(self.padding), self.dilation, self.group)
         return ops.squeeze(y, 2)
+
+
+def _weight_1d(weight_init, owner):
+    """A Tensor initial value of a 1-D layer is (out, in/group, k): add the height axis."""
+    if not isinstance(weight_init, Tensor):
+        return weight_init
+    if weight_init.ndim != 3:
+        raise ValueError(f"For '{owner}', the 'weight_init_shape' must be int and must = 3, but "
+                         f"got '{weight_init.ndim}' with type 'int'.")
+    return ops.expand_dims(weight_init, 2)
 
 
 def _padding_1d(padding):
@@ -237,8 +247,9 @@ class Conv1dTranspose(_Conv):
         for arg, v in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
             C.positive_int(v, arg, "Conv1dTranspose")
         super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
-                         _padding_1d(padding), (1, dilation), group, has_bias, weight_init,
-                         bias_init, "NCHW", True, dtype)
+                         _padding_1d(padding), (1, dilation), group, has_bias,
+                         _weight_1d(weight_init, "Conv1dTranspose"), bias_init, "NCHW", True,
+                         dtype)
 
     def construct(self, x):
         self._check_input(x, 3)

@@ -265,6 +265,11 @@ class BCELoss(LossBase):
         self.weight = weight
 
     def construct(self, logits, labels):
+        _check_tensor("logits", logits, "BCELoss")
+        _check_tensor("labels", labels, "BCELoss")
+        if labels.dtype != logits.dtype:
+            raise TypeError(f"For primitive[BinaryCrossEntropy], the input and target should "
+                            f"have same type, but got: {logits.dtype} and {labels.dtype}.")
         return ops.binary_cross_entropy(logits, labels, self.weight, self.reduction)
 
 
@@ -289,6 +294,10 @@ class BCEWithLogitsLoss(LossBase):
     def construct(self, logits, labels):
         _check_tensor("input", logits, "BCEWithLogitsLoss")
         _check_tensor("target", labels, "BCEWithLogitsLoss")
+        if not labels.dtype.is_floating_point:
+            raise TypeError(f"For primitive[BCEWithLogitsLoss], the input argument[target] must "
+                            f"be a type of {{BFloat16, Float16, Float32}}, but got "
+                            f"{labels.dtype}.")
         return ops.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
                                                     self.reduction)
 
