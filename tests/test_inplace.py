@@ -199,3 +199,48 @@ def test_inplace_outside_grad_is_unaffected_by_tapes():
     v = x[0:1]
     v.add_(1.0)
     np.testing.assert_array_equal(x.asnumpy(), [2.0, 2.0])
+
+
+# --------------------------------------------------------------------------- array in-place methods
+def _zeros33():
+    return Tensor(np.zeros((3, 3), np.float32))
+
+
+def _np_ref(fn):
+    out = np.zeros((3, 3), np.float32)
+    fn(out)
+    return out
+
+
+@pytest.mark.parametrize("call, ref", [
+    (lambda t: t.fill_diagonal_(5.0), lambda o: np.fill_diagonal(o, 5.0)),
+    (lambda t: t.index_fill_(1, Tensor([0, 2]), 7.0), lambda o: o.__setitem__((..., [0, 2]), 7)),
+    (lambda t: t.index_copy_(0, Tensor([2, 0]), Tensor(np.arange(6.0, dtype=np.float32)
+                                                        .reshape(2, 3))),
+     lambda o: o.__setitem__([2, 0], np.arange(6.0).reshape(2, 3))),
+    (lambda t: t.masked_scatter_(Tensor(np.eye(3, dtype=bool)), Tensor(np.arange(1.0, 10.0))),
+     lambda o: np.fill_diagonal(o, [1, 2, 3])),
+    (lambda t: t.put_(Tensor([0, 4, 4]), Tensor([1.0, 2.0, 3.0]), accumulate=True),
+     lambda o: np.add.at(o.reshape(-1), [0, 4, 4], [1, 2, 3])),
+    (lambda t: t.scatter_(1, Tensor([[2], [1], [0]]), value=3.0),
+     lambda o: o.__setitem__(([0, 1, 2], [2, 1, 0]), 3)),
+    (lambda t: t.scatter_(1, Tensor([[0, 0]]), Tensor([[1.0, 2.0]]), reduce="add"),
+     lambda o: o.__setitem__((0, 0), 3)),
+    (lambda t: t.scatter_add_(1, Tensor([[0, 0], [1, 1], [2, 2]]), ops.ones((3, 2))),
+     lambda o: np.fill_diagonal(o, 2)),
+    (lambda t: t.index_add_(0, Tensor([0, 0]), ops.ones((2, 3)), alpha=2),
+     lambda o: o.__setitem__(0, 4)),
+])
+def test_array_inplace_methods(call, ref):
+    t = _zeros33()
+    data = t.asnumpy()
+    assert call(t) is t
+    assert t.asnumpy() is data
+    np.testing.assert_array_equal(t.asnumpy(), _np_ref(ref))
+
+
+def test_fill_diagonal_wraps_tall_matrices():
+    t = Tensor(np.zeros((7, 3), np.float32)).fill_diagonal_(1.0, wrap=True)
+    want = np.zeros((7, 3))
+    np.fill_diagonal(want, 1.0, wrap=True)
+    np.testing.assert_array_equal(t.asnumpy(), want)

@@ -1067,6 +1067,69 @@ def _tensor_nonzero(self, *, as_tuple=False):
     return nonzero(self, as_tuple=as_tuple)
 
 
+def _index_copy(self, dim, index, tensor):
+    """A copy with the slices at ``index`` along ``dim`` replaced by those of ``tensor``."""
+    idx = _index_tensor("index_copy", "index", index)
+    a = _dim("index_copy", dim, self.ndim, "dim")
+    return _indexed("index_copy", A.index_put_p, self, as_tensor(tensor), idx,
+                    spec=_axis_spec(a, ("tensor", 0)))
+
+
+def _masked_scatter(self, mask, source):
+    """A copy with the positions where ``mask`` is True filled, in order, from ``source``."""
+    m = _bool_mask("masked_scatter", mask)
+    if tuple(m.shape) != tuple(self.shape):
+        m = broadcast_to(m, tuple(self.shape))
+    count = int(np.count_nonzero(m.asnumpy()))    # the number of values taken is data-dependent
+    src = reshape(as_tensor(source), (-1,))
+    if src.size < count:
+        raise ValueError(f"For 'masked_scatter', 'source' has {src.size} elements but the mask "
+                         f"selects {count}.")
+    picked = A.getitem_p(src, spec=(("slice", 0, count, None),))
+    return A.index_put_p(self, picked, m, spec=(("tensor", 0),))
+
+
+def _flat_put(name, x, index, values, accumulate=False):
+    """``x.flatten()[index] = values`` (``+=`` when accumulating), reshaped back."""
+    idx = _index_tensor(name, "index", index)
+    flat = _indexed(name, A.index_put_p, reshape(x, (-1,)), values, idx, spec=(("tensor", 0),),
+                    accumulate=accumulate)
+    return A.reshape_p(flat, shape=tuple(x.shape))
+
+
+def _put(self, index, source, accumulate=False):
+    return _flat_put("put_", self, index, as_tensor(source), bool(accumulate))
+
+
+def _fill_diagonal(self, fill_value, wrap=False):
+    """Fill the main diagonal (all dims equal beyond 2-D); ``wrap`` restarts it every
+    ``m + 1`` rows of a tall matrix, as PyTorch does."""
+    shape = tuple(self.shape)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
+        raise ValueError(f"For 'fill_diagonal_', the input must be 2-D or have all dimensions "
+                         f"equal, but got shape {list(shape)}.")
+    step = sum(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
+    stop = self.size if wrap and len(shape) == 2 else min(shape) * step
+    index = A.arange_p(start=0, stop=stop, step=step, dtype=np.dtype(np.int64))
+    return _flat_put("fill_diagonal_", self, index, _value_like(self, fill_value))
+
+
+def _scatter_inplace(self, dim, index, src=None, *, value=None, reduce=None):
+    if reduce not in (None, "add"):
+        raise ValueError(f"For 'scatter_', 'reduce' must be None or 'add', but got {reduce!r}.")
+    source = value if src is None else src
+    return _scatter_elements("scatter_", self, dim, index, source,
+                             "add" if reduce == "add" else "none")
+
+
+def _in_place(functional):
+    """The ``x.name_(...)`` form of an out-of-place method: write the result into ``x``."""
+    def method(self, *args, **kwargs):
+        return A.assign_p(self, functional(self, *args, **kwargs))
+    method.__doc__ = f"In-place form of ``{functional.__name__}`` (writes into this tensor)."
+    return method
+
+
 TENSOR_METHODS = {
     "gather": _tensor_gather, "scatter_add": _tensor_scatter_add, "index_add": _tensor_index_add,
     "select": _tensor_select, "sort": _tensor_sort, "argsort": _tensor_argsort,
@@ -1077,6 +1140,15 @@ TENSOR_METHODS = {
     "movedim": movedim, "moveaxis": movedim, "ravel": ravel, "index_fill": index_fill,
     "masked_select": masked_select, "unbind": unbind, "narrow": narrow, "roll": roll,
     "flip": flip, "rot90": rot90, "tril": tril, "triu": triu, "diag": diag,
+    "index_copy": _index_copy, "masked_scatter": _masked_scatter,
+    "scatter_": _in_place(_scatter_inplace),
+    "scatter_add_": _in_place(lambda self, dim, index, src:
+                              scatter_add_elements(self, dim, index, src)),
+    "index_add_": _in_place(lambda self, dim, index, source, *, alpha=1:
+                            _tensor_index_add(self, dim, index, source, alpha=alpha)),
+    "index_fill_": _in_place(index_fill), "index_copy_": _in_place(_index_copy),
+    "masked_scatter_": _in_place(_masked_scatter), "put_": _in_place(_put),
+    "fill_diagonal_": _in_place(_fill_diagonal),
 }
 
 
