@@ -201,7 +201,8 @@ class Cell:
 
     @property
     def phase(self):
-        return "train"
+        """'train' (the default, also after set_train()) or 'predict' after set_train(False)."""
+        return self._phase
 
     def set_grad(self, requires_grad=True):
         self.__dict__["requires_grad"] = requires_grad
@@ -251,7 +252,8 @@ class Cell:
             yield from cell.cells_and_names(seen, path)
 
     def cells(self):
-        return [c for c in self._cells.values()]
+        """The direct children (a view of the ordered child dict's values)."""
+        return self._cells.values()
 
     def name_cells(self):
         return collections.OrderedDict((k, v) for k, v in self._cells.items() if v is not None)

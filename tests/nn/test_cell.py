@@ -243,8 +243,10 @@ def test_training_flag_and_set_train_recursion():
     assert net.training is False and net.seq[0].training is False
     assert net.set_train() is net
     assert all(c.training for _, c in net.cells_and_names())
+    assert net.phase == "train"
     net.set_train(False)
     assert not any(c.training for _, c in net.cells_and_names())
+    assert net.phase == "predict"
     assert not hasattr(net, "train") and not hasattr(net, "eval")
 
 

@@ -645,3 +645,20 @@ def test_groupnorm():
         nn.GroupNorm(3, 4)
     with pytest.raises(ValueError):
         nn.GroupNorm(2, 4)(t32(np.ones((1, 3, 2, 2))))
+
+
+def test_to_float_conv_batchnorm_net():
+    net = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2, 2),
+                            nn.Flatten()).to_float(ms.float16)
+    net.set_train()
+    x = t32(RNG.uniform(0, 1, (2, 3, 6, 6)))
+    y = net(x)
+    assert y.dtype == ms.float16 and y.shape == (2, 36)
+    bn = net[1]
+    assert bn.moving_mean.dtype == ms.float32
+    conv_out = net[0](x).asnumpy().astype(np.float32)
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * conv_out.mean((0, 2, 3)),
+                               rtol=2e-2, atol=1e-4)
+    grads = ms.grad(lambda v: net(v).sum(), grad_position=None,
+                    weights=net.trainable_params())(x)
+    assert [g.dtype for g in grads] == [ms.float32] * 3

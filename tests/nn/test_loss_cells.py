@@ -142,6 +142,11 @@ def test_softmax_cross_entropy_with_logits():
           [0.4170299, 0.2200495])
     close(nn.SoftmaxCrossEntropyWithLogits(reduction="mean")(
         LOGITS, t32([[0.5, 0.5, 0], [0.2, 0.3, 0.5]])), 1.3185399)
+    z = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    y = np.array([[0, 3, 1], [2, 2, 0]], np.int32)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    want = -np.take_along_axis(logp, y[..., None], -1)[..., 0]
+    close(nn.SoftmaxCrossEntropyWithLogits(sparse=True)(Tensor(z), Tensor(y)), want)
     with pytest.raises(TypeError, match="the input type must be same"):
         nn.SoftmaxCrossEntropyWithLogits()(LOGITS, Tensor(np.array([[1, 0, 0], [0, 1, 0]],
                                                                    np.int32)))

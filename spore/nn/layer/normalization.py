@@ -64,9 +64,15 @@ class _BatchNorm(Cell):
         self._check_input(x)
         use_batch = self.training if self.use_batch_statistics is None \
             else self.use_batch_statistics
-        return ops.batch_norm(x, self.moving_mean, self.moving_variance,
-                              self._cast_weight(self.gamma), self._cast_weight(self.beta),
-                              use_batch, self.momentum, self.eps)
+        stats_dtype = self.moving_mean.dtype
+        if x.dtype == stats_dtype:
+            return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma,
+                                  self.beta, use_batch, self.momentum, self.eps)
+        # another compute dtype (to_float): normalise in the statistics' dtype, so the
+        # moving statistics are updated in place, and return the compute dtype
+        y = ops.batch_norm(ops.cast(x, stats_dtype), self.moving_mean, self.moving_variance,
+                           self.gamma, self.beta, use_batch, self.momentum, self.eps)
+        return ops.cast(y, x.dtype)
 
     def extend_repr(self):
         return (f"num_features={self.num_features}, eps={self.eps}, "

@@ -242,6 +242,9 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
     def construct(self, logits, labels):
         _check_tensor("logits", logits, "SoftmaxCrossEntropyWithLogits")
         _check_tensor("labels", labels, "SoftmaxCrossEntropyWithLogits")
+        if self.sparse and logits.ndim == 2:
+            # class indices over (N, C): the fused cross entropy is the same quantity
+            return ops.cross_entropy(logits, labels, reduction=self.reduction)
         if self.sparse:
             labels = ops.one_hot(labels, logits.shape[-1], ops.ones((), logits.dtype),
                                  ops.zeros((), logits.dtype))
