@@ -8,6 +8,9 @@ a new iterator over the same pipeline repeats the same orders.
 from __future__ import annotations
 
 import os
+import random
+
+import numpy as np
 
 _DEFAULT_SEED = 5489
 _UINT32_MAX = 2 ** 32 - 1
@@ -30,10 +33,17 @@ def _check_int(name, value, lo, hi):
 
 
 def set_seed(seed):
-    """Seed the pipeline's random choices (also called by ``spore.set_seed``)."""
+    """Seed the pipeline's random choices, and ``random`` and ``numpy.random`` as MindSpore
+    does (also called by ``spore.set_seed``)."""
     global _seed, _seed_set
-    _check_int("set_seed", seed, 0, _UINT32_MAX)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError("seed isn't of type int.")
+    if not 0 <= seed <= _UINT32_MAX:
+        raise ValueError("seed given is not within the required range [0, "
+                         f"UINT32_MAX({_UINT32_MAX})].")
     _seed, _seed_set = seed, True
+    random.seed(seed)
+    np.random.seed(seed)
     for listener in _listeners:
         listener()
 

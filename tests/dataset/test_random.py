@@ -1,6 +1,9 @@
 """Randomness: seeded shuffles repeat, unseeded ones differ, spore.set_seed reaches the
 pipeline, and random transforms follow the dataset seed."""
+import random
+
 import numpy as np
+import pytest
 
 import spore as ms
 import spore.dataset as ds
@@ -60,3 +63,17 @@ def test_eager_random_transform_follows_the_dataset_seed():
     again = [vision.RandomCrop(3)(image) for _ in range(4)]
     assert all(np.array_equal(x, y) for x, y in zip(first, again))
     assert len({x.tobytes() for x in first}) > 1
+
+
+def test_set_seed_also_seeds_python_and_numpy_random():
+    ds.config.set_seed(21)
+    first = (random.random(), np.random.rand())
+    ds.config.set_seed(21)
+    assert (random.random(), np.random.rand()) == first
+
+
+def test_set_seed_checks_its_argument():
+    with pytest.raises(TypeError):
+        ds.config.set_seed(1.5)
+    with pytest.raises(ValueError, match="UINT32_MAX"):
+        ds.config.set_seed(2 ** 32)

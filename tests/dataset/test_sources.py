@@ -2,7 +2,6 @@
 num_samples, samplers and shards (expected values from reference §10 and probes of
 MindSpore 2.10 recorded in the comments)."""
 import numpy as np
-import pytest
 
 import spore as ms
 import spore.dataset as ds

@@ -17,7 +17,8 @@ from .. import config
 from .checks import check_columns_exist, column_list
 from .dataset import Dataset
 from .randomness import RowRandom
-from .rows import call_user, pipeline_error, to_array
+from ..transforms.base import run_operation
+from .rows import call_user, pipeline_error
 from .workers import OrderedPool, can_use_processes
 
 CHUNK_ROWS = 4
@@ -69,12 +70,6 @@ def _is_builtin(op):
     return hasattr(op, "_run")
 
 
-def _as_outputs(value):
-    if isinstance(value, tuple):
-        return tuple(to_array(v) for v in value)
-    return (to_array(value),)
-
-
 class _MapJob:
     """Applies the operations to one chunk of rows (picklable: it may run in a worker)."""
 
@@ -91,10 +86,7 @@ class _MapJob:
         rand = RowRandom(key, pos)
         for op in self.operations:
             what = f"map operation [{_op_name(op)}] on row {pos} (input columns {self.columns})"
-            if _is_builtin(op):
-                values = call_user(what, op._run, values, rand)
-            else:
-                values = call_user(what, lambda *a, op=op: _as_outputs(op(*a)), *values)
+            values = call_user(what, run_operation, op, values, rand)
         if len(values) != self.n_out:
             raise pipeline_error(
                 f"the operations of 'map' returned {len(values)} column(s) on row {pos}, but "

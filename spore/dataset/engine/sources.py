@@ -175,6 +175,9 @@ class GeneratorDataset(MappableDataset):
                  num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
                  num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None,
                  batch_sampler=None, collate_fn=None):
+        if batch_sampler is not None or collate_fn is not None:
+            raise NotImplementedError("GeneratorDataset: 'batch_sampler' and 'collate_fn' are "
+                                      "not supported; use .batch(per_batch_map=...) instead.")
         names, types = _names_and_types(column_names, column_types, schema)
         self.kind, self.source = _source_kind(source)
         self.column_names, self.column_types = names, types
@@ -189,9 +192,6 @@ class GeneratorDataset(MappableDataset):
             Dataset.__init__(self, (), num_parallel_workers)
             self.sampler = None
             self.num_samples = num_samples
-        if batch_sampler is not None or collate_fn is not None:
-            raise NotImplementedError("GeneratorDataset: 'batch_sampler' and 'collate_fn' are "
-                                      "not supported; use .batch(per_batch_map=...) instead.")
 
     def _columns(self):
         return list(self.column_names)

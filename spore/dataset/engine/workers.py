@@ -103,7 +103,9 @@ class OrderedPool:
             raise RuntimeError(f"{PIPELINE_ERROR}\nA worker process of {self.name} died or "
                                "failed to start: it was killed, ran out of memory, crashed in "
                                "native code, or could not import the module defining the "
-                               "function (see the worker's error output above).") from None
+                               "function (see the worker's error output above). With the "
+                               "'spawn' start method a script must start its work under "
+                               "\"if __name__ == '__main__':\".") from None
 
     def close(self):
         self._executor.shutdown(wait=True, cancel_futures=True)
