@@ -1,6 +1,7 @@
 """Parallel workers: threads and spawned processes give the serial results in order,
 propagate errors with the worker's traceback, and stop cleanly."""
 import multiprocessing
+import os
 import threading
 
 import numpy as np
@@ -19,6 +20,12 @@ def square_plus_one(x):
 def fail_on_seven(x):
     if int(x) == 7:
         raise ValueError("row seven is bad")
+    return x
+
+
+def exit_on_five(x):
+    if int(x) == 5:
+        os._exit(3)  # a worker process dying abruptly (as if killed or crashed)
     return x
 
 
@@ -53,6 +60,9 @@ def test_map_processes_equal_serial_and_propagate_errors():
     text = str(info.value)
     assert "fail_on_seven" in text and "row 7" in text and "row seven is bad" in text
     assert "Traceback" in text
+    dying = _numbers().map(exit_on_five, num_parallel_workers=2, python_multiprocessing=True)
+    with pytest.raises(RuntimeError, match="worker process of MapDataset died"):
+        column(dying)
     assert not multiprocessing.active_children()
 
 

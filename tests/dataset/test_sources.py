@@ -2,6 +2,7 @@
 num_samples, samplers and shards (expected values from reference §10 and probes of
 MindSpore 2.10 recorded in the comments)."""
 import numpy as np
+import pytest
 
 import spore as ms
 import spore.dataset as ds
@@ -130,15 +131,19 @@ def test_shuffled_shards_partition_the_rows_without_a_seed():
     assert sorted(sum(shards, [])) == list(range(12))
 
 
+def _sampled(sampler, n=10):
+    return column(table(n, shuffle=None, sampler=sampler))
+
+
 def test_samplers():
-    assert column(table(10, shuffle=None, sampler=ds.SequentialSampler(2, 3))) == [2, 3, 4]
-    assert column(table(10, shuffle=None, sampler=ds.SubsetSampler([5, 1, 7]))) == [5, 1, 7]
-    assert column(table(10, shuffle=None, sampler=[3, 2])) == [3, 2]
-    assert sorted(column(table(10, shuffle=None, sampler=ds.SubsetRandomSampler([5, 1, 7])))) == [1, 5, 7]
-    drawn = column(table(10, shuffle=None, sampler=ds.RandomSampler(replacement=True, num_samples=30)))
+    assert _sampled(ds.SequentialSampler(2, 3)) == [2, 3, 4]
+    assert _sampled(ds.SubsetSampler([5, 1, 7])) == [5, 1, 7]
+    assert _sampled([3, 2]) == [3, 2]
+    assert sorted(_sampled(ds.SubsetRandomSampler([5, 1, 7]))) == [1, 5, 7]
+    drawn = _sampled(ds.RandomSampler(replacement=True, num_samples=30))
     assert len(drawn) == 30 and set(drawn) <= set(range(10))
-    assert column(table(10, shuffle=None, sampler=ds.DistributedSampler(3, 1, shuffle=False))) == [1, 4, 7, 0]
-    weighted = column(table(4, shuffle=None, sampler=ds.WeightedRandomSampler([0, 1, 0, 1], 20)))
+    assert _sampled(ds.DistributedSampler(3, 1, shuffle=False)) == [1, 4, 7, 0]
+    weighted = _sampled(ds.WeightedRandomSampler([0, 1, 0, 1], 20), n=4)
     assert set(weighted) <= {1, 3} and len(weighted) == 20
 
 
@@ -147,7 +152,7 @@ def test_user_sampler_subclass():
         def __iter__(self):
             return iter(range(0, self.dataset_size, 2))
 
-    assert column(table(7, shuffle=None, sampler=EvenSampler())) == [0, 2, 4, 6]
+    assert _sampled(EvenSampler(), n=7) == [0, 2, 4, 6]
 
 
 def test_numpy_slices_forms():
@@ -167,3 +172,17 @@ def test_numpy_slices_shuffled_by_default():
     ds.config.set_seed(0)
     got = column(ds.NumpySlicesDataset(np.arange(30)))
     assert sorted(got) == list(range(30)) and got != list(range(30))
+
+
+def test_batch_sampler_and_collate_fn():
+    batches = [[0, 1, 2], [5, 4], [3]]
+    d = ds.GeneratorDataset(_RandomAccess(), ["i", "h"], batch_sampler=batches)
+    assert d.get_dataset_size() == 3
+    assert [r[0] for r in rows(d)] == [[[0], [1], [2]], [[5], [4]], [[3]]]
+    summed = ds.GeneratorDataset(_RandomAccess(), ["i", "h"], batch_sampler=batches,
+                                 collate_fn=lambda i, h: (np.sum(i), np.max(h)))
+    assert rows(summed) == [[3, 1.0], [9, 2.5], [3, 1.5]]
+    with pytest.raises(ValueError, match="collate_fn can be specified only"):
+        ds.GeneratorDataset(_RandomAccess(), ["i", "h"], collate_fn=len)
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        ds.GeneratorDataset(_RandomAccess(), ["i", "h"], batch_sampler=batches, shuffle=False)

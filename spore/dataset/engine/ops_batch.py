@@ -41,8 +41,8 @@ class _BatchJob:
 
     def _mapped(self, columns, num, epoch):
         args = [columns[i] for i in self.in_idx] + [BatchInfo(num, epoch)]
-        what = f"per_batch_map [{getattr(self.per_batch_map, '__name__', 'callable')}] on batch {num}"
-        out = call_user(what, self.per_batch_map, *args)
+        name = getattr(self.per_batch_map, "__name__", type(self.per_batch_map).__name__)
+        out = call_user(f"per_batch_map [{name}] on batch {num}", self.per_batch_map, *args)
         out = out if isinstance(out, tuple) else (out,)
         if len(out) != self.n_out:
             raise pipeline_error(f"per_batch_map returned {len(out)} column(s) on batch {num}, "
@@ -50,8 +50,11 @@ class _BatchJob:
         return [out[j] if from_map else columns[j] for from_map, j in self.layout]
 
     def _stack(self, name, values, num):
-        if isinstance(values, np.ndarray):
-            return values  # per_batch_map already returned the batched column
+        if not isinstance(values, (list, tuple)):
+            return to_array(values)  # per_batch_map already returned the batched column
+        if not values:
+            raise pipeline_error(f"per_batch_map returned an empty list for column '{name}' "
+                                 f"on batch {num}.")
         arrays = [to_array(v) for v in values]
         if name in self.pad_info:
             arrays = _pad_all(arrays, *self.pad_info[name])

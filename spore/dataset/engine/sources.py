@@ -25,6 +25,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from .. import config
 from .dataset import Dataset
+from .ops_batch import _BatchJob
 from .rows import call_user, check_width, to_array, to_row, user_error
 from .samplers import DistributedSampler, select_sampler
 from .workers import OrderedPool, can_use_processes
@@ -70,19 +71,23 @@ class MappableDataset(Dataset):
         node.sampler, node._cache = sampler, {}
         return node
 
-    def _rows(self, run):
+    def _fetch_plan(self, run):
+        """(tasks, job) of one pass: the job turns a task into a list of rows."""
         shared = isinstance(self.sampler, DistributedSampler)
         indices = self.sampler.indices(self._length(), run.generator(self._stream, shared))
-        reader = self._reader()
+        chunks = (indices[k:k + CHUNK_INDICES] for k in range(0, len(indices), CHUNK_INDICES))
+        return chunks, _FetchJob(self._reader())
+
+    def _rows(self, run):
+        tasks, job = self._fetch_plan(run)
         workers = self._workers()
         if workers <= 1 or not self.parallel_fetch:
-            for i in indices:
-                yield reader(int(i))
-            return
-        pool = run.pool((id(self), "fetch"), lambda: OrderedPool(
-            _FetchJob(reader), workers, self.fetch_processes, name=type(self).__name__))
-        chunks = (indices[k:k + CHUNK_INDICES] for k in range(0, len(indices), CHUNK_INDICES))
-        for rows in pool.imap(chunks):
+            results = map(job, tasks)
+        else:
+            pool = run.pool((id(self), "fetch"), lambda: OrderedPool(
+                job, workers, self.fetch_processes, name=type(self).__name__))
+            results = pool.imap(tasks)
+        for rows in results:
             yield from rows
 
     def _workers(self):
@@ -91,6 +96,29 @@ class MappableDataset(Dataset):
 
 
 # ----------------------------------------------------------------- GeneratorDataset
+class _Collate:
+    """``collate_fn`` called as a per_batch_map (which also passes a BatchInfo)."""
+
+    def __init__(self, collate_fn):
+        self.collate_fn = collate_fn
+        self.__name__ = getattr(collate_fn, "__name__", "collate_fn")
+
+    def __call__(self, *args):
+        return self.collate_fn(*args[:-1])
+
+
+class _FetchBatchJob:
+    """Reads the rows of one batch of indices and batches them (picklable)."""
+
+    def __init__(self, reader, batch_job):
+        self.reader, self.batch_job = reader, batch_job
+
+    def __call__(self, task):
+        num, indices = task
+        rows = [self.reader(int(i)) for i in indices]
+        return [self.batch_job((num, 0, rows))]
+
+
 class _RandomAccessReader:
     def __init__(self, source, names, types):
         self.source, self.names, self.types = source, names, types
@@ -156,7 +184,9 @@ class GeneratorDataset(MappableDataset):
 
     Random-access sources are shuffled by default and may be read by
     ``num_parallel_workers`` workers (spawned processes when ``python_multiprocessing``,
-    threads otherwise); streaming sources are read in order by the consumer.
+    threads otherwise); streaming sources are read in order by the consumer. A
+    ``batch_sampler`` (an iterable of index lists) makes each row a batch of those
+    source rows, stacked per column or merged by ``collate_fn(*column_lists)``.
 
     Examples:
         >>> import numpy as np
@@ -175,11 +205,11 @@ class GeneratorDataset(MappableDataset):
                  num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None,
                  num_shards=None, shard_id=None, python_multiprocessing=True, max_rowsize=None,
                  batch_sampler=None, collate_fn=None):
-        if batch_sampler is not None or collate_fn is not None:
-            raise NotImplementedError("GeneratorDataset: 'batch_sampler' and 'collate_fn' are "
-                                      "not supported; use .batch(per_batch_map=...) instead.")
         names, types = _names_and_types(column_names, column_types, schema)
         self.kind, self.source = _source_kind(source)
+        self.batch_sampler = _check_batch_sampler(batch_sampler, collate_fn, self.kind, (
+            num_samples, shuffle, sampler, num_shards, shard_id))
+        self.collate_fn = collate_fn
         self.column_names, self.column_types = names, types
         self.fetch_processes = bool(python_multiprocessing) and self.kind == "random" and \
             num_parallel_workers != 1 and \
@@ -205,7 +235,18 @@ class GeneratorDataset(MappableDataset):
     def _reader(self):
         return _RandomAccessReader(self.source, self.column_names, self.column_types)
 
+    def _fetch_plan(self, run):
+        if self.batch_sampler is None:
+            return super()._fetch_plan(run)
+        collate = None if self.collate_fn is None else _Collate(self.collate_fn)
+        n = len(self.column_names)
+        batch_job = _BatchJob(self.column_names, collate, list(range(n)),
+                              [(True, j) for j in range(n)], n, {})
+        return enumerate(self.batch_sampler), _FetchBatchJob(self._reader(), batch_job)
+
     def _size(self):
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler) if hasattr(self.batch_sampler, "__len__") else None
         if self.kind == "random":
             return super()._size()
         if not hasattr(self.source, "__len__"):
@@ -214,7 +255,9 @@ class GeneratorDataset(MappableDataset):
         return min(n, self.num_samples) if self.num_samples else n
 
     def _with_sampler(self, sampler):
-        return super()._with_sampler(sampler) if self.kind == "random" else None
+        if self.kind != "random" or self.batch_sampler is not None:
+            return None
+        return super()._with_sampler(sampler)
 
     def _rows(self, run):
         if self.kind == "random":
@@ -238,6 +281,25 @@ class GeneratorDataset(MappableDataset):
             row = call_user(what, to_row, value, True)
             yield _typed(check_width(row, self.column_names, what), self.column_types)
             pos += 1
+
+
+def _check_batch_sampler(batch_sampler, collate_fn, kind, sampling_args):
+    if collate_fn is not None:
+        if batch_sampler is None:
+            raise ValueError("collate_fn can be specified only when batch_sampler is set.")
+        if not callable(collate_fn):
+            raise TypeError("collate_fn should be callable.")
+    if batch_sampler is None:
+        return None
+    if not hasattr(batch_sampler, "__iter__"):
+        raise TypeError(f"batch_sampler should be iterable, but got "
+                        f"{type(batch_sampler).__name__}.")
+    if any(arg is not None for arg in sampling_args):
+        raise ValueError("batch_sampler is mutually exclusive with num_samples, shuffle, "
+                         "num_shards, shard_id and sampler.")
+    if kind != "random":
+        raise ValueError("batch_sampler needs a source with __getitem__ and __len__.")
+    return batch_sampler
 
 
 def _names_and_types(column_names, column_types, schema):
