@@ -662,3 +662,16 @@ def test_to_float_conv_batchnorm_net():
     grads = ms.grad(lambda v: net(v).sum(), grad_position=None,
                     weights=net.trainable_params())(x)
     assert [g.dtype for g in grads] == [ms.float32] * 3
+
+
+def test_channel_dropout_zeroes_whole_channels():
+    ms.set_seed(0)
+    x = t32(np.ones((4, 50, 3, 3)))
+    y = nn.Dropout2d(p=0.5).set_train()(x).asnumpy()
+    per_channel = y.reshape(4, 50, 9)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert np.all(per_channel.min(-1) == per_channel.max(-1))      # a channel is all or nothing
+    assert 0.35 < (per_channel[..., 0] == 0).mean() < 0.65
+    y1 = nn.Dropout1d(p=0.5).set_train()(t32(np.ones((4, 50, 7)))).asnumpy()
+    assert np.all(y1.min(-1) == y1.max(-1))
+    assert nn.Dropout2d(p=0.5)(x) is x

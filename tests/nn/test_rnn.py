@@ -196,6 +196,13 @@ def test_dropout_between_layers_only_in_training():
     a = lstm(Tensor(X))[0].asnumpy()
     b = lstm(Tensor(X))[0].asnumpy()
     np.testing.assert_array_equal(a, b)
+    lstm.set_train()
+    assert lstm.dropout_op.training
+    assert not np.allclose(lstm(Tensor(X))[0].asnumpy(), a)
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        one_layer = nn.GRU(3, 4, dropout=0.5).set_train()      # no layer after the last one
+    np.testing.assert_array_equal(one_layer(Tensor(X))[0].asnumpy(),
+                                  one_layer(Tensor(X))[0].asnumpy())
 
 
 def test_errors():

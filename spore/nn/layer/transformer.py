@@ -62,8 +62,12 @@ def _check_attn_mask(attn_mask, tgt_len, src_len, heads_batch):
 
 
 def _project(x, weight, bias):
-    y = ops.matmul(x, ops.transpose(weight, (1, 0)))
-    return y if bias is None else y + bias
+    """x @ weight^T + bias over the last axis of (S, N, E), as one 2-D product."""
+    rows = ops.reshape(x, (-1, x.shape[-1]))
+    y = ops.matmul(rows, ops.transpose(weight, (1, 0)))
+    if bias is not None:
+        y = y + bias
+    return ops.reshape(y, tuple(x.shape[:-1]) + (weight.shape[0],))
 
 
 def _split_heads(x, batch, heads):
