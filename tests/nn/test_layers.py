@@ -177,7 +177,9 @@ def test_dropout_is_identity_unless_training():
 def test_dropout_training_statistics():
     ms.set_seed(0)
     x = t32(np.ones((200, 200)))
-    for layer, keep in ((nn.Dropout(p=0.2), 0.8), (nn.Dropout(keep_prob=0.5), 0.5)):
+    with pytest.warns(UserWarning, match="keep_prob"):
+        by_keep_prob = nn.Dropout(keep_prob=0.5)
+    for layer, keep in ((nn.Dropout(p=0.2), 0.8), (by_keep_prob, 0.5)):
         y = layer.set_train()(x).asnumpy()
         kept = y != 0
         assert abs(kept.mean() - keep) < 0.02
@@ -195,6 +197,7 @@ def test_dropout_p_wins_and_repr_and_warning():
     assert repr(d) == "Dropout(p=0.3)" and d.p == 0.3
 
 
+@pytest.mark.filterwarnings("ignore:For Dropout, this parameter")
 def test_dropout_errors():
     with pytest.raises(TypeError, match="the type of 'keep_prob' should be 'float', but got type "
                                         "'int'"):
