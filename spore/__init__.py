@@ -31,6 +31,16 @@ from ._context import (set_context as set_context, get_context as get_context,  
                        get_auto_parallel_context as get_auto_parallel_context,
                        reset_auto_parallel_context as reset_auto_parallel_context)
 from ._random import set_seed as set_seed, get_seed as get_seed  # noqa: E402
+
+
+def manual_seed(seed):
+    """Seed every random op (MindSpore's ``manual_seed``; same as ``set_seed``)."""
+    set_seed(seed)
+
+
+def initial_seed():
+    """The seed last given to ``set_seed`` / ``manual_seed`` (None if never set)."""
+    return get_seed()
 from . import ops as ops                          # noqa: E402
 from . import _tensor_methods                     # noqa: E402,F401  (attaches Tensor methods)
 from . import context as context                  # noqa: E402
