@@ -318,6 +318,9 @@ class Primitive:
                     a = xp.asarray(a).astype(compute)
                 elif compute.kind == "b" and not isinstance(a, bool):
                     a = xp.asarray(a, dtype=compute)
+                elif compute.kind == "V":
+                    # ml_dtypes (bfloat16) would widen for a Python float: pin the scalar
+                    a = xp.asarray(a, dtype=compute)
                 out.append(a)
             elif a.dtype != compute:
                 out.append(a.astype(compute))

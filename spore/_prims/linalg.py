@@ -1,19 +1,47 @@
-"""Linear-algebra primitives. Half-precision matmuls compute in float32 and round,
-since NumPy's BLAS has no half-precision GEMM."""
+"""Linear-algebra primitives: matmul, einsum and singular values.
+
+Half-precision products compute in float32 and round once, since NumPy's BLAS
+has no half-precision GEMM. Everything else in ``spore.ops._linalg`` (bmm, dense,
+tensor_dot, kron, trace, ...) is composed from these and the array primitives.
+"""
 from __future__ import annotations
+
+import string
 
 import numpy as np
 
 from .. import _dtype as D
 from .._core import primitive as P
 from .._core.aval import ShapedArray
-from ._base import unbroadcast, np_dtype
+from ._base import dtype_name, grad_for, np_dtype, unbroadcast
 
 Primitive = P.Primitive
 _HALF = (np.dtype(np.float16), D.bfloat16.np)
+_SCALARS = (bool, int, float, complex)
 
 
-def _matmul_shape(a, b):
+def _in_float32(xp, fn, *arrays):
+    """``fn(*arrays)``, computed in float32 when the inputs are half precision."""
+    if arrays and arrays[0].dtype in _HALF:
+        dt = arrays[0].dtype
+        return xp.asarray(fn(*[a.astype(np.float32) for a in arrays])).astype(dt)
+    return fn(*arrays)
+
+
+def _check_same_dtype(name, named):
+    """Products do not promote (MindSpore): every operand must have the first one's dtype."""
+    (first, x0), rest = named[0], named[1:]
+    for arg, x in rest:
+        if np.dtype(x.dtype) != np.dtype(x0.dtype):
+            raise TypeError(f"For '{name}', the type of '{arg}' should be same as '{first}', but "
+                            f"got '{first}' with type Tensor[{dtype_name(x0.dtype)}] and '{arg}' "
+                            f"with type Tensor[{dtype_name(x.dtype)}].")
+    if np.dtype(x0.dtype) == np.bool_:
+        raise TypeError(f"For '{name}', bool inputs are not supported.")
+
+
+# ----------------------------------------------------------------- matmul
+def matmul_shape(a, b):
     a, b = tuple(a), tuple(b)
     if not a or not b:
         raise ValueError("For 'MatMul', the inputs must be at least 1-D, but got shapes "
@@ -37,30 +65,31 @@ def _matmul_shape(a, b):
 
 
 def _matmul_infer(attrs, x, y):
-    if np.dtype(x.dtype) != np.dtype(y.dtype):
-        raise TypeError(f"For 'MatMul', the type of 'x2' should be same as 'x1', but got 'x1' "
-                        f"with type Tensor[{D.dtype_of(x.dtype)}] and 'x2' with type "
-                        f"Tensor[{D.dtype_of(y.dtype)}].")
-    if np.dtype(x.dtype) == np.bool_:
-        raise TypeError("For 'MatMul', bool inputs are not supported.")
-    return ShapedArray(_matmul_shape(x.shape, y.shape), x.dtype)
+    _check_same_dtype("MatMul", [("x1", x), ("x2", y)])
+    return ShapedArray(matmul_shape(x.shape, y.shape), x.dtype)
 
 
 def _make_matmul(xp):
-    def matmul(x, y):
-        if x.dtype in _HALF:
-            return xp.matmul(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
+    def product(x, y):
+        if x.ndim > 2 and y.ndim == 2:
+            # one GEMM over the folded batch: several times faster than NumPy's batched loop
+            lead = x.shape[:-1]
+            return xp.matmul(x.reshape(-1, x.shape[-1]), y).reshape(lead + (y.shape[-1],))
         return xp.matmul(x, y)
+
+    def matmul(x, y):
+        return _in_float32(xp, product, x, y)
     return matmul
 
 
 def _matmul_prepare(args):
     x, y = [P._unwrap_input(matmul_p, a) for a in args]
     for name, v in (("x1", x), ("x2", y)):
-        if isinstance(v, (bool, int, float, complex)):
+        if isinstance(v, _SCALARS):
             raise TypeError(f"For 'MatMul', the input '{name}' must be a Tensor, but got "
                             f"{type(v).__name__}.")
-    _matmul_infer({}, x, y) if x.dtype != y.dtype or x.ndim == 0 or y.ndim == 0 else None
+    if x.dtype != y.dtype or x.ndim == 0 or y.ndim == 0:
+        _matmul_infer({}, x, y)
     return [x, y]
 
 
@@ -73,20 +102,23 @@ def _matmul_grad(attrs, inputs, out, dout):
     from .array import reshape_p
     x, y = inputs
     xs, ys = tuple(x.shape), tuple(y.shape)
-    g = dout
     # promote 1-D operands to matrices so one formula covers every case
     x2 = reshape_p(x, shape=(1,) + xs) if len(xs) == 1 else x
     y2 = reshape_p(y, shape=ys + (1,)) if len(ys) == 1 else y
-    gshape = tuple(g.shape)
+    gshape = tuple(dout.shape)
     if len(xs) == 1:
         gshape = gshape[:-1] + (1,) + gshape[-1:] if len(ys) > 1 else gshape + (1,)
     if len(ys) == 1:
         gshape = gshape + (1,)
-    g2 = reshape_p(g, shape=gshape) if gshape != tuple(g.shape) else g
-    gx = matmul_p(g2, _mT(y2))
-    gy = matmul_p(_mT(x2), g2)
-    gx = unbroadcast(gx, ShapedArray(x2.shape, np_dtype(x)))
-    gy = unbroadcast(gy, ShapedArray(y2.shape, np_dtype(y)))
+    g2 = reshape_p(dout, shape=gshape) if gshape != tuple(dout.shape) else dout
+    gx = unbroadcast(matmul_p(g2, swap_last(y2)), ShapedArray(x2.shape, np_dtype(x)))
+    if len(x2.shape) > 2 and len(y2.shape) == 2:
+        # a shared matrix: one GEMM over the folded batch instead of a batch of products
+        k, m = y2.shape
+        rows = int(np.prod(x2.shape[:-1]))
+        gy = matmul_p(swap_last(reshape_p(x2, shape=(rows, k))), reshape_p(g2, shape=(rows, m)))
+    else:
+        gy = unbroadcast(matmul_p(swap_last(x2), g2), ShapedArray(y2.shape, np_dtype(y)))
     if len(xs) == 1:
         gx = reshape_p(gx, shape=xs)
     if len(ys) == 1:
@@ -94,8 +126,153 @@ def _matmul_grad(attrs, inputs, out, dout):
     return gx, gy
 
 
-def _mT(t):
+def swap_last(t):
+    """Transpose of the last two dimensions (a view)."""
     from .array import transpose_p
     nd = len(t.shape)
     perm = tuple(range(nd - 2)) + (nd - 1, nd - 2)
     return transpose_p(t, perm=perm)
+
+
+# ----------------------------------------------------------------- einsum
+# The primitive takes an explicit equation over letters only ("ij,jk->ik"); the
+# public op expands "..." and implicit outputs before calling it.
+def parse_equation(equation):
+    """``"ij,jk->ik"`` -> (["ij", "jk"], "ik")."""
+    lhs, out = equation.split("->")
+    return lhs.split(","), out
+
+
+def letter_sizes(name, subs, shapes):
+    """Map each subscript letter to its size, checking ranks and agreement."""
+    sizes = {}
+    for k, (sub, shape) in enumerate(zip(subs, shapes)):
+        if len(sub) != len(shape):
+            raise ValueError(f"For '{name}', operand {k} has {len(shape)} dimensions but its "
+                             f"subscripts '{sub}' name {len(sub)}.")
+        for letter, s in zip(sub, shape):
+            if sizes.setdefault(letter, s) != s:
+                raise ValueError(f"For '{name}', subscript '{letter}' has size {sizes[letter]} "
+                                 f"in one operand and {s} in another (operand {k}).")
+    return sizes
+
+
+def _einsum_infer(attrs, *xs):
+    subs, out = parse_equation(attrs["equation"])
+    if len(subs) != len(xs):
+        raise ValueError(f"For 'Einsum', the equation names {len(subs)} operands but "
+                         f"{len(xs)} were given.")
+    _check_same_dtype("Einsum", [(f"operands[{i}]", x) for i, x in enumerate(xs)])
+    sizes = letter_sizes("Einsum", subs, [tuple(x.shape) for x in xs])
+    for letter in out:
+        if letter not in sizes or out.count(letter) > 1:
+            raise ValueError(f"For 'Einsum', output subscript '{letter}' must appear exactly "
+                             "once in the output and at least once in the inputs.")
+    return ShapedArray(tuple(sizes[c] for c in out), xs[0].dtype)
+
+
+def _make_einsum(xp):
+    def einsum(*xs, equation):
+        _einsum_infer({"equation": equation}, *xs)
+        optimize = len(xs) > 2          # path search pays off only beyond two operands
+        return _in_float32(xp, lambda *a: xp.einsum(equation, *a, optimize=optimize), *xs)
+    return einsum
+
+
+einsum_p = Primitive("Einsum", _make_einsum, kind="opaque", infer=_einsum_infer)
+
+
+@einsum_p.def_grad(inputs="all")
+def _einsum_grad(attrs, inputs, out, dout):
+    """The cotangent of operand k is itself an einsum: the output cotangent and the other
+    operands contracted back to operand k's subscripts (see ``_grad_equation``)."""
+    subs, out_sub = parse_equation(attrs["equation"])
+    sizes = letter_sizes("Einsum", subs, [tuple(x.shape) for x in inputs])
+    grads = []
+    for k, x in enumerate(inputs):
+        others = [(s, t) for j, (s, t) in enumerate(zip(subs, inputs)) if j != k]
+        eq, constants = _grad_equation(out_sub, [s for s, _ in others], subs[k], sizes)
+        extra = [P.wrap(c.astype(np_dtype(dout))) for c in constants]
+        g = einsum_p(dout, *[t for _, t in others], *extra, equation=eq)
+        grads.append(grad_for(x, g))
+    return tuple(grads)
+
+
+def _grad_equation(out_sub, other_subs, target, sizes):
+    """Equation (and constant operands) giving the cotangent of an operand with subscripts
+    ``target``. A letter repeated in ``target`` (a diagonal) is written once and tied to
+    its copies by identity matrices; a letter no other operand names (summed only
+    inside this operand) is broadcast back by a vector of ones."""
+    used = set(out_sub).union(*other_subs, target)
+    fresh = iter(c for c in string.ascii_letters if c not in used)
+    result, seen, inputs, constants = [], set(), [out_sub] + list(other_subs), []
+    for letter in target:
+        if letter in seen:
+            twin = next(fresh)
+            inputs.append(letter + twin)
+            constants.append(np.eye(sizes[letter]))
+            result.append(twin)
+        else:
+            seen.add(letter)
+            result.append(letter)
+    available = set("".join(inputs))
+    for letter in sorted(seen - available):
+        inputs.append(letter)
+        constants.append(np.ones(sizes[letter]))
+    return ",".join(inputs) + "->" + "".join(result), constants
+
+
+# ----------------------------------------------------------------- singular values
+def _svdvals_infer(attrs, x):
+    d = np.dtype(x.dtype)
+    if not (d.kind in "fc" or d == D.bfloat16.np):
+        raise TypeError(f"For 'SingularValues', the input must be a floating-point tensor, "
+                        f"but got {dtype_name(d)}.")
+    if len(x.shape) < 2:
+        raise ValueError(f"For 'SingularValues', the input must be at least 2-D, but got "
+                         f"shape {list(x.shape)}.")
+    m, n = x.shape[-2:]
+    real = np.dtype(np.float32) if d == np.complex64 else (
+        np.dtype(np.float64) if d == np.complex128 else d)
+    return ShapedArray(tuple(x.shape[:-2]) + (min(m, n),), real)
+
+
+def _make_svdvals(xp):
+    def svdvals(x):
+        return _in_float32(xp, lambda a: xp.linalg.svd(a, compute_uv=False), x)
+    return svdvals
+
+
+def _make_svd(xp):
+    def svd(x):
+        half = x.dtype in _HALF
+        u, s, vh = xp.linalg.svd(x.astype(np.float32) if half else x, full_matrices=False)
+        if half:
+            u, s, vh = u.astype(x.dtype), s.astype(x.dtype), vh.astype(x.dtype)
+        return s, u, vh
+    return svd
+
+
+def _svd_infer(attrs, x):
+    s = _svdvals_infer(attrs, x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = tuple(x.shape[:-2])
+    return (s, ShapedArray(batch + (m, k), x.dtype), ShapedArray(batch + (k, n), x.dtype))
+
+
+svdvals_p = Primitive("SingularValues", _make_svdvals, kind="opaque", n_inputs=1,
+                      infer=_svdvals_infer)
+svd_p = Primitive("Svd", _make_svd, kind="opaque", n_inputs=1, multiple_results=True,
+                  nondiff=True, infer=_svd_infer)
+
+
+@svdvals_p.def_grad(inputs=(0,))
+def _svdvals_grad(attrs, inputs, out, dout):
+    """d sigma_i = u_i^T dA v_i, so dA = U diag(dS) V^H."""
+    from .array import reshape_p
+    from .math import mul_p
+    (x,) = inputs
+    _, u, vh = svd_p(x)
+    ds = reshape_p(dout, shape=tuple(dout.shape[:-1]) + (1, dout.shape[-1]))
+    return (grad_for(x, matmul_p(mul_p(u, ds), vh)),)

@@ -1,33 +1,57 @@
-"""Reduction primitives. ``axis`` is a normalised tuple of non-negative ints or None."""
+"""Reduction and scan primitives, each with its gradient rule beside it.
+
+``axis`` is a normalised, sorted tuple of non-negative ints, or None for "all".
+Half-precision inputs accumulate in float32 and round once at the end (NumPy
+would accumulate sums and products in the half type itself).
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._core import primitive as P
 from .._core.aval import ShapedArray
-from ._base import grad_for, np_dtype
+from ._base import dtype_name, grad_for, np_dtype
 
 Primitive = P.Primitive
+_BOOL = np.dtype(np.bool_)
+_INT32 = np.dtype(np.int32)
+_INT64 = np.dtype(np.int64)
+_HALF = (np.dtype(np.float16), D.bfloat16.np)
 
 
+# ----------------------------------------------------------------- axis helpers
 def normalize_axis(name, axis, ndim):
-    """``None`` | int | sequence -> sorted tuple of non-negative axes (or None)."""
+    """``None`` | int | sequence -> sorted tuple of non-negative axes, or None (all axes).
+
+    An empty sequence means "all axes" (MindSpore's ``axis=()``); so does any axis
+    of a 0-d tensor.
+    """
     if axis is None:
         return None
-    if isinstance(axis, (list, tuple)):
-        axes = tuple(axis)
-    else:
-        axes = (axis,)
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    if not axes:
+        return None
+    bound = max(ndim, 1)
     out = []
     for a in axes:
-        a = int(a)
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise ValueError(f"For '{name}', the 'axis' must be in range [{-max(ndim, 1)}, "
-                             f"{max(ndim, 1)}), but got {a}.")
-        out.append(a % max(ndim, 1))
+        a = _static_axis(name, a)
+        if not -bound <= a < bound:
+            raise ValueError(f"For '{name}', the 'axis' must be in range [{-bound}, {bound}), "
+                             f"but got {a}.")
+        out.append(a % bound)
     if len(set(out)) != len(out):
         raise ValueError(f"For '{name}', the 'axis' contains duplicate values: {axis}.")
-    return tuple(sorted(out))
+    return None if ndim == 0 else tuple(sorted(out))
+
+
+def _static_axis(name, a):
+    if isinstance(a, P._Tensor):
+        a = a.item()
+    if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+        raise TypeError(f"For '{name}', the 'axis' must be an int or a tuple of ints, but got "
+                        f"{type(a).__name__}.")
+    return int(a)
 
 
 def reduced_shape(shape, axis, keepdims):
@@ -38,68 +62,104 @@ def reduced_shape(shape, axis, keepdims):
     return tuple(s for i, s in enumerate(shape) if i not in axis)
 
 
-def _reduce_infer(out_dtype_fn):
+def reduced_count(shape, axis):
+    """Number of elements that each output element of a reduction combines."""
+    n = 1
+    for i, s in enumerate(shape):
+        if axis is None or i in axis:
+            n *= s
+    return n
+
+
+def _check_axes(name, axis, ndim):
+    for a in axis or ():
+        if not 0 <= a < max(ndim, 1):
+            raise ValueError(f"For '{name}', the 'axis' {a} is out of range for a {ndim}-D "
+                             "input.")
+
+
+def _accumulate_in_float32(xp, x, fn):
+    """Run ``fn`` on half-precision ``x`` in float32 and round the result back."""
+    if x.dtype in _HALF:
+        return xp.asarray(fn(x.astype(np.float32))).astype(x.dtype)
+    return fn(x)
+
+
+# ----------------------------------------------------------------- reductions
+def _reduce_infer(name, out_dtype):
     def infer(attrs, x):
-        axis = attrs.get("axis")
-        if axis is not None:
-            for a in axis:
-                if a >= max(x.ndim, 1):
-                    raise ValueError(f"axis {a} is out of range for a {x.ndim}-D tensor")
-        shape = reduced_shape(tuple(x.shape), axis, attrs.get("keepdims", False))
-        return ShapedArray(shape, out_dtype_fn(np.dtype(x.dtype), attrs))
+        d = np.dtype(x.dtype)
+        _check_axes(name, attrs.get("axis"), len(x.shape))
+        shape = reduced_shape(tuple(x.shape), attrs.get("axis"), attrs.get("keepdims", False))
+        return ShapedArray(shape, out_dtype(name, d, attrs))
     return infer
 
 
-def _int_to_int64(d, attrs):
+def _ints_to_int64(name, d, attrs):
     if attrs.get("dtype") is not None:
         return np.dtype(attrs["dtype"])
-    return np.dtype(np.int64) if d.kind in "biu" else d
+    return _INT64 if d.kind in "biu" else d
 
 
-def _same(d, attrs):
+def _same(name, d, attrs):
     return d
+
+
+def _no_bool(name, d, attrs):
+    if d == _BOOL:
+        raise TypeError(f"For '{name}', the input must be a numeric tensor, but got Bool.")
+    return d
+
+
+def _to_bool(name, d, attrs):
+    return _BOOL
 
 
 def _reduce(name, make, out_dtype=_same, nondiff=False):
     return Primitive(name, make, kind="reduce", n_inputs=1, nondiff=nondiff,
-                     infer=_reduce_infer(out_dtype))
+                     infer=_reduce_infer(name, out_dtype))
 
 
 def _make_sum(xp):
     def sum_(x, axis=None, keepdims=False, dtype=None):
         if dtype is None and x.dtype.kind in "biu":
-            dtype = np.int64
-        return xp.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
+            dtype = _INT64
+        if dtype is not None:
+            return xp.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
+        return _accumulate_in_float32(
+            xp, x, lambda v: xp.sum(v, axis=axis, keepdims=keepdims))
     return sum_
 
 
 def _make_mean(xp):
     def mean(x, axis=None, keepdims=False):
-        if x.dtype.kind in "biu":
-            s = xp.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
-            n = x.size // max(s.size, 1) if x.size else 1
-            return (s // n).astype(x.dtype) if x.dtype.kind != "b" else (s // n).astype(np.int64)
-        return xp.mean(x, axis=axis, keepdims=keepdims)
+        _no_bool("ReduceMean", x.dtype, {})
+        if x.dtype.kind in "iu":
+            # MindSpore keeps the integer dtype and truncates the quotient towards zero
+            s = xp.sum(x, axis=axis, keepdims=keepdims, dtype=_INT64)
+            n = max(reduced_count(x.shape, axis), 1)
+            q = xp.abs(s) // n
+            return xp.asarray(xp.where(s < 0, -q, q)).astype(x.dtype)
+        return _accumulate_in_float32(
+            xp, x, lambda v: xp.mean(v, axis=axis, keepdims=keepdims))
     return mean
 
 
 def _make_prod(xp):
     def prod(x, axis=None, keepdims=False):
-        dtype = np.int64 if x.dtype.kind in "biu" else None
-        return xp.prod(x, axis=axis, keepdims=keepdims, dtype=dtype)
+        if x.dtype.kind in "biu":
+            return xp.prod(x, axis=axis, keepdims=keepdims, dtype=_INT64)
+        return _accumulate_in_float32(
+            xp, x, lambda v: xp.prod(v, axis=axis, keepdims=keepdims))
     return prod
 
 
 def _make_amax(xp):
-    def amax(x, axis=None, keepdims=False):
-        return xp.max(x, axis=axis, keepdims=keepdims)
-    return amax
+    return lambda x, axis=None, keepdims=False: xp.max(x, axis=axis, keepdims=keepdims)
 
 
 def _make_amin(xp):
-    def amin(x, axis=None, keepdims=False):
-        return xp.min(x, axis=axis, keepdims=keepdims)
-    return amin
+    return lambda x, axis=None, keepdims=False: xp.min(x, axis=axis, keepdims=keepdims)
 
 
 def _make_all(xp):
@@ -110,15 +170,13 @@ def _make_any(xp):
     return lambda x, axis=None, keepdims=False: xp.any(x, axis=axis, keepdims=keepdims)
 
 
-_BOOL = np.dtype(np.bool_)
-sum_p = _reduce("ReduceSum", _make_sum, _int_to_int64)
-mean_p = _reduce("ReduceMean", _make_mean,
-                 lambda d, a: np.dtype(np.int64) if d.kind == "b" else d)
-prod_p = _reduce("ReduceProd", _make_prod, _int_to_int64)
+sum_p = _reduce("ReduceSum", _make_sum, _ints_to_int64)
+mean_p = _reduce("ReduceMean", _make_mean, _no_bool)
+prod_p = _reduce("ReduceProd", _make_prod, _ints_to_int64)
 amax_p = _reduce("ReduceMax", _make_amax)
 amin_p = _reduce("ReduceMin", _make_amin)
-all_p = _reduce("ReduceAll", _make_all, lambda d, a: _BOOL, nondiff=True)
-any_p = _reduce("ReduceAny", _make_any, lambda d, a: _BOOL, nondiff=True)
+all_p = _reduce("ReduceAll", _make_all, _to_bool, nondiff=True)
+any_p = _reduce("ReduceAny", _make_any, _to_bool, nondiff=True)
 
 
 def expand_to_input(g, x, axis, keepdims):
@@ -142,11 +200,8 @@ def _mean_grad(attrs, inputs, out, dout):
     from .math import div_p
     (x,) = inputs
     axis = attrs.get("axis")
-    n = 1
-    for i, s in enumerate(x.shape):
-        if axis is None or i in axis:
-            n *= s
-    g = expand_to_input(div_p(dout, max(n, 1)), x, axis, attrs.get("keepdims", False))
+    n = max(reduced_count(tuple(x.shape), axis), 1)
+    g = expand_to_input(div_p(dout, n), x, axis, attrs.get("keepdims", False))
     return (grad_for(x, g),)
 
 
@@ -169,8 +224,8 @@ amin_p.def_grad(inputs=(0,), output=True)(_extremum_grad)
 
 @prod_p.def_grad(inputs=(0,))
 def _prod_grad(attrs, inputs, out, dout):
-    """Product of all *other* elements, zero-safe (exclusive cumulative products)."""
-    from .array import transpose_p, reshape_p, cast_p
+    """Product of all *other* elements, zero-safe: exclusive products from both sides."""
+    from .array import transpose_p, reshape_p
     from .math import mul_p
     (x,) = inputs
     shape = tuple(x.shape)
@@ -180,133 +235,284 @@ def _prod_grad(attrs, inputs, out, dout):
     perm = keep + axes
     xt = transpose_p(x, perm=perm)
     kept_shape = tuple(shape[i] for i in keep)
-    n = 1
-    for a in axes:
-        n *= shape[a]
-    flat = reshape_p(xt, shape=kept_shape + (n,))
-    left = cumprod_p(flat, axis=len(kept_shape), exclusive=True, reverse=False)
-    right = cumprod_p(flat, axis=len(kept_shape), exclusive=True, reverse=True)
-    others = mul_p(left, right)
+    flat = reshape_p(xt, shape=kept_shape + (reduced_count(shape, axes),))
+    last = len(kept_shape)
+    left = cumprod_p(flat, axis=last, exclusive=True, reverse=False)
+    right = cumprod_p(flat, axis=last, exclusive=True, reverse=True)
     g = reshape_p(dout, shape=kept_shape + (1,))
-    gflat = mul_p(others, g)
-    gt = reshape_p(gflat, shape=tuple(xt.shape))
-    inv = tuple(np.argsort(perm))
-    gx = transpose_p(gt, perm=inv)
-    if np_dtype(x).kind in "biu":
-        gx = cast_p(gx, dtype=np_dtype(x))
+    gt = reshape_p(mul_p(mul_p(left, right), g), shape=tuple(xt.shape))
+    gx = transpose_p(gt, perm=tuple(int(i) for i in np.argsort(perm)))
     return (grad_for(x, gx),)
 
 
 # ----------------------------------------------------------------- arg reductions
-def _make_argmax(xp):
-    def argmax(x, axis=None, keepdims=False):
-        r = xp.argmax(x, axis=axis, keepdims=keepdims)
-        return r.astype(np.int64)
-    return argmax
+def _make_arg(fname):
+    def make(xp):
+        f = getattr(xp, fname)
+
+        def arg(x, axis=None, keepdims=False, dtype=_INT64):
+            if axis is None:
+                # MindSpore: a flat index, and keepdims has no effect without an axis
+                return xp.asarray(f(x)).astype(dtype)
+            return f(x, axis=axis, keepdims=keepdims).astype(dtype)
+        return arg
+    return make
 
 
-def _make_argmin(xp):
-    def argmin(x, axis=None, keepdims=False):
-        r = xp.argmin(x, axis=axis, keepdims=keepdims)
-        return r.astype(np.int64)
-    return argmin
+def _arg_infer(name):
+    def infer(attrs, x):
+        if np.dtype(x.dtype).kind == "c":
+            raise TypeError(f"For '{name}', complex inputs are not supported.")
+        axis = attrs.get("axis")
+        if axis is None:
+            shape = ()
+        else:
+            _check_axes(name, (axis,), len(x.shape))
+            shape = reduced_shape(tuple(x.shape), (axis,), attrs.get("keepdims", False))
+        return ShapedArray(shape, attrs.get("dtype", _INT64))
+    return infer
 
 
-def _arg_infer(attrs, x):
-    axis = attrs.get("axis")
-    keepdims = attrs.get("keepdims", False)
-    if axis is None:
-        shape = tuple(1 for _ in x.shape) if keepdims else ()
-    else:
-        shape = reduced_shape(tuple(x.shape), (axis,), keepdims)
-    return ShapedArray(shape, np.int64)
-
-
-argmax_p = Primitive("Argmax", _make_argmax, kind="reduce", n_inputs=1, nondiff=True,
-                     infer=_arg_infer)
-argmin_p = Primitive("Argmin", _make_argmin, kind="reduce", n_inputs=1, nondiff=True,
-                     infer=_arg_infer)
+argmax_p = Primitive("Argmax", _make_arg("argmax"), kind="reduce", n_inputs=1, nondiff=True,
+                     infer=_arg_infer("Argmax"))
+argmin_p = Primitive("Argmin", _make_arg("argmin"), kind="reduce", n_inputs=1, nondiff=True,
+                     infer=_arg_infer("Argmin"))
 
 
 # ----------------------------------------------------------------- scans
+def _scan_infer(name):
+    def infer(attrs, x):
+        d = np.dtype(x.dtype)
+        if d == _BOOL:
+            raise TypeError(f"For '{name}', the input must be a numeric tensor, but got Bool.")
+        _check_axes(name, (attrs.get("axis", 0),), len(x.shape))
+        return ShapedArray(tuple(x.shape), d)
+    return infer
+
+
+def _scan(xp, x, axis, exclusive, reverse, accumulate, identity):
+    """Inclusive/exclusive, forward/reverse scan of ``accumulate`` along ``axis``."""
+    if x.ndim == 0:
+        return xp.full_like(x, identity) if exclusive else x.copy()
+    if reverse:
+        x = xp.flip(x, axis)
+    r = accumulate(x, axis)
+    if exclusive:
+        r = xp.roll(r, 1, axis)
+        first = [slice(None)] * x.ndim
+        first[axis] = 0
+        r[tuple(first)] = identity
+    if reverse:
+        r = xp.flip(r, axis)
+    return xp.ascontiguousarray(r)
+
+
 def _make_cumsum(xp):
     def cumsum(x, axis=0, exclusive=False, reverse=False):
-        if reverse:
-            x = xp.flip(x, axis)
-        dtype = np.int64 if x.dtype.kind == "b" else None
-        r = xp.cumsum(x, axis=axis, dtype=dtype)
-        if exclusive:
-            r = r - x
-        if reverse:
-            r = xp.flip(r, axis)
-        return xp.ascontiguousarray(r)
+        _scan_infer("CumSum")({"axis": axis}, x)
+        return _accumulate_in_float32(xp, x, lambda v: _scan(
+            xp, v, axis, exclusive, reverse, lambda a, ax: xp.cumsum(a, axis=ax, dtype=a.dtype),
+            0))
     return cumsum
 
 
 def _make_cumprod(xp):
     def cumprod(x, axis=0, exclusive=False, reverse=False):
-        if reverse:
-            x = xp.flip(x, axis)
-        if exclusive:
-            pad = [(0, 0)] * x.ndim
-            pad[axis] = (1, 0)
-            x = xp.pad(x, pad, constant_values=1)
-            x = xp.take(x, xp.arange(x.shape[axis] - 1), axis=axis)
-        r = xp.cumprod(x, axis=axis)
-        if reverse:
-            r = xp.flip(r, axis)
-        return xp.ascontiguousarray(r)
+        _scan_infer("CumProd")({"axis": axis}, x)
+        return _accumulate_in_float32(xp, x, lambda v: _scan(
+            xp, v, axis, exclusive, reverse, lambda a, ax: xp.cumprod(a, axis=ax, dtype=a.dtype),
+            1))
     return cumprod
 
 
-def _scan_infer(attrs, x):
-    d = np.dtype(x.dtype)
-    return ShapedArray(tuple(x.shape), np.int64 if d.kind == "b" else d)
+cumsum_p = Primitive("CumSum", _make_cumsum, kind="opaque", n_inputs=1,
+                     infer=_scan_infer("CumSum"))
+cumprod_p = Primitive("CumProd", _make_cumprod, kind="opaque", n_inputs=1,
+                      infer=_scan_infer("CumProd"))
 
 
-cumsum_p = Primitive("CumSum", _make_cumsum, kind="opaque", n_inputs=1, infer=_scan_infer)
-cumprod_p = Primitive("CumProd", _make_cumprod, kind="opaque", n_inputs=1, infer=_scan_infer)
+def _scan_attrs(attrs):
+    return attrs.get("axis", 0), attrs.get("exclusive", False), attrs.get("reverse", False)
 
 
 @cumsum_p.def_grad()
 def _cumsum_grad(attrs, inputs, out, dout):
     (x,) = inputs
-    g = cumsum_p(dout, axis=attrs.get("axis", 0), exclusive=attrs.get("exclusive", False),
-                 reverse=not attrs.get("reverse", False))
-    return (grad_for(x, g),)
+    axis, exclusive, reverse = _scan_attrs(attrs)
+    return (grad_for(x, cumsum_p(dout, axis=axis, exclusive=exclusive, reverse=not reverse)),)
 
 
-@cumprod_p.def_grad(inputs=(0,))
+@cumprod_p.def_grad(inputs=(0,), output=True)
 def _cumprod_grad(attrs, inputs, out, dout):
-    """d out_j / d x_i = prod_{k<=j, k!=i} x_k: zero-safe via an (n, n) mask on the axis."""
-    from .array import transpose_p, reshape_p, broadcast_to_p
-    from .math import mul_p, where_p
+    """O(n) and exact with zeros.
+
+    d out_j / d x_i is the product of the scanned window of ``j`` without ``x_i``.
+    Before the first zero ``x_z`` of the scan that is ``out_j / x_i``. At ``z`` it is
+    the scan ``out'`` of ``x`` with ``x_z`` replaced by one. Between ``z`` and the next
+    zero it is ``x_z * out'_j / x_i``: zero, but written so that its derivative (the
+    second-order gradient) stays right when ``x`` has a single zero.
+    """
+    from .array import cast_p
+    from .math import add_p, div_p, equal_p, logical_and_p, logical_not_p, mul_p, where_p
     (x,) = inputs
-    axis = attrs.get("axis", 0)
-    exclusive, reverse = attrs.get("exclusive", False), attrs.get("reverse", False)
-    shape = tuple(x.shape)
-    nd = len(shape)
-    n = shape[axis]
-    perm = tuple(i for i in range(nd) if i != axis) + (axis,)
-    xt = transpose_p(x, perm=perm)                           # (..., n)
-    lead = tuple(xt.shape[:-1])
-    # P[..., i, j] = prod over k in window(j) except i
-    idx = np.arange(n)
-    if not reverse:
-        window = (idx[None, :] >= idx[:, None]) if not exclusive else (idx[None, :] > idx[:, None])
-        member = (idx[:, None] <= idx[None, :]) if not exclusive else (idx[:, None] < idx[None, :])
-    else:
-        window = (idx[None, :] <= idx[:, None]) if not exclusive else (idx[None, :] < idx[:, None])
-        member = (idx[:, None] >= idx[None, :]) if not exclusive else (idx[:, None] > idx[None, :])
-    # term[..., i, j, k] = x_k if k in window(j) and k != i else 1
-    xk = broadcast_to_p(reshape_p(xt, shape=lead + (1, 1, n)), shape=lead + (n, n, n))
-    k_in_j = member.T[None, :, :]                            # [i?, j, k]: k in window(j)
-    not_i = ~np.eye(n, dtype=bool)[:, None, :]               # [i, j?, k]: k != i
-    use = np.broadcast_to(k_in_j & not_i, (n, n, n))
-    term = where_p(P.wrap(use), xk, 1)
-    partial = prod_p(term, axis=(nd + 1,), keepdims=False)   # (..., i, j)
-    partial = where_p(P.wrap(window), partial, 0)
-    g = reshape_p(transpose_p(dout, perm=perm), shape=lead + (1, n))
-    gx_t = sum_p(mul_p(partial, g), axis=(nd,), keepdims=False)
-    inv = tuple(np.argsort(perm))
-    return (grad_for(x, transpose_p(gx_t, perm=inv)),)
+    axis, exclusive, reverse = _scan_attrs(attrs)
+
+    def back_sum(t):       # sum over the outputs j whose window contains i
+        return cumsum_p(t, axis=axis, exclusive=exclusive, reverse=not reverse)
+
+    is_zero = equal_p(x, 0)
+    zeros_so_far = cumsum_p(cast_p(is_zero, dtype=_INT32), axis=axis, reverse=reverse)
+    before = equal_p(zeros_so_far, 0)
+    first = logical_and_p(is_zero, equal_p(zeros_so_far, 1))
+    after = logical_and_p(logical_not_p(is_zero), equal_p(zeros_so_far, 1))
+    nonzero = logical_not_p(is_zero)
+    safe_x = where_p(nonzero, x, 1)
+    part_before = where_p(before, div_p(back_sum(mul_p(dout, out)), safe_x), 0)
+    without_first = cumprod_p(where_p(first, 1, x), axis=axis, exclusive=exclusive,
+                              reverse=reverse)
+    skip_first = back_sum(mul_p(dout, without_first))
+    part_first = where_p(first, skip_first, 0)
+    x_first = sum_p(where_p(first, x, 0), axis=(axis,), keepdims=True) if x.shape else x
+    part_after = where_p(after, div_p(mul_p(skip_first, x_first), safe_x), 0)
+    return (grad_for(x, add_p(add_p(part_before, part_first), part_after)),)
+
+
+# ----------------------------------------------------------------- cumulative extrema
+def _make_cum_extremum(fname):
+    def make(xp):
+        acc = getattr(xp, fname).accumulate
+
+        def cum_extremum(x, axis, index_dtype):
+            if x.ndim == 0:
+                return x.copy(), xp.zeros((), index_dtype)
+            values = acc(x, axis=axis)
+            shape = [1] * x.ndim
+            shape[axis] = x.shape[axis]
+            positions = xp.arange(x.shape[axis]).reshape(shape)
+            # where x attains the running extremum, its position becomes the index; ties
+            # take the later position (MindSpore's choice)
+            hit = xp.where(x == values, positions, 0)
+            return values, xp.maximum.accumulate(hit, axis=axis).astype(index_dtype)
+        return cum_extremum
+    return make
+
+
+def _cum_extremum_infer(name):
+    def infer(attrs, x):
+        d = np.dtype(x.dtype)
+        if d == _BOOL or d.kind == "c":
+            raise TypeError(f"For '{name}', the input must be a real numeric tensor, but got "
+                            f"{dtype_name(d)}.")
+        _check_axes(name, (attrs["axis"],), len(x.shape))
+        return (ShapedArray(tuple(x.shape), d), ShapedArray(tuple(x.shape), attrs["index_dtype"]))
+    return infer
+
+
+cummax_p = Primitive("Cummax", _make_cum_extremum("maximum"), kind="opaque", n_inputs=1,
+                     multiple_results=True, infer=_cum_extremum_infer("Cummax"))
+cummin_p = Primitive("Cummin", _make_cum_extremum("minimum"), kind="opaque", n_inputs=1,
+                     multiple_results=True, infer=_cum_extremum_infer("Cummin"))
+
+
+def _scatter_values_grad(attrs, inputs, out, douts):
+    """The cotangent of each output value goes to the input position it was taken from."""
+    from .array import scatter_elements_p, zeros_of
+    (x,) = inputs
+    dvalues = douts[0]
+    if dvalues is None:
+        return (None,)
+    index = out[1]
+    if tuple(index.shape) != tuple(dvalues.shape):      # a reduced axis: keep it as size 1
+        from .array import reshape_p
+        index = reshape_p(index, shape=tuple(dvalues.shape))
+    gx = scatter_elements_p(zeros_of(x), index, dvalues, axis=attrs["axis"], reduction="add")
+    return (grad_for(x, gx),)
+
+
+cummax_p.def_grad(inputs=(), output=True)(_scatter_values_grad)
+cummin_p.def_grad(inputs=(), output=True)(_scatter_values_grad)
+
+
+# ----------------------------------------------------------------- median
+def _make_median(xp):
+    def median(x, axis, keepdims):
+        if x.ndim == 0:
+            return x.copy(), xp.zeros((), _INT64)
+        k = (x.shape[axis] - 1) // 2           # the lower median, as MindSpore
+        order = xp.argsort(x, axis=axis, kind="stable")
+        index = xp.take(order, [k], axis=axis)
+        values = xp.take_along_axis(x, index, axis=axis)
+        if not keepdims:
+            index, values = xp.squeeze(index, axis), xp.squeeze(values, axis)
+        return values, index.astype(_INT64)
+    return median
+
+
+def _median_infer(attrs, x):
+    d = np.dtype(x.dtype)
+    if d == _BOOL or d.kind == "c":
+        raise TypeError(f"For 'Median', the input must be a real numeric tensor, but got "
+                        f"{dtype_name(d)}.")
+    axis = attrs["axis"]
+    if len(x.shape) == 0:
+        return ShapedArray((), d), ShapedArray((), _INT64)
+    _check_axes("Median", (axis,), len(x.shape))
+    shape = reduced_shape(tuple(x.shape), (axis,), attrs["keepdims"])
+    return ShapedArray(shape, d), ShapedArray(shape, _INT64)
+
+
+median_p = Primitive("Median", _make_median, kind="reduce", n_inputs=1, multiple_results=True,
+                     infer=_median_infer)
+
+
+@median_p.def_grad(inputs=(), output=True)
+def _median_grad(attrs, inputs, out, douts):
+    (x,) = inputs
+    if len(x.shape) == 0:
+        return (grad_for(x, douts[0]) if douts[0] is not None else None,)
+    if not attrs["keepdims"]:
+        from .array import reshape_p
+        kept = reduced_shape(tuple(x.shape), (attrs["axis"],), True)
+        douts = tuple(None if d is None else reshape_p(d, shape=kept) for d in douts)
+        out = tuple(reshape_p(o, shape=kept) for o in out)
+    return _scatter_values_grad(attrs, inputs, out, douts)
+
+
+# ----------------------------------------------------------------- log-cum-sum-exp
+def _make_logcumsumexp(xp):
+    def logcumsumexp(x, axis=0, reverse=False):
+        _logcumsumexp_infer({"axis": axis}, x)
+        return _accumulate_in_float32(xp, x, lambda v: _scan(
+            xp, v, axis, False, reverse, lambda a, ax: xp.logaddexp.accumulate(a, axis=ax),
+            -np.inf))
+    return logcumsumexp
+
+
+def _logcumsumexp_infer(attrs, x):
+    d = np.dtype(x.dtype)
+    if not (d.kind in "f" or d == D.bfloat16.np):
+        raise TypeError(f"For 'LogCumSumExp', the input must be a floating-point tensor, but "
+                        f"got {dtype_name(d)}.")
+    _check_axes("LogCumSumExp", (attrs.get("axis", 0),), len(x.shape))
+    return ShapedArray(tuple(x.shape), d)
+
+
+logcumsumexp_p = Primitive("LogCumSumExp", _make_logcumsumexp, kind="opaque", n_inputs=1,
+                           infer=_logcumsumexp_infer)
+
+
+@logcumsumexp_p.def_grad(inputs=(0,), output=True)
+def _logcumsumexp_grad(attrs, inputs, out, dout):
+    """dx_i = sum_{j >= i} g_j exp(x_i - out_j), evaluated in log space for the positive
+    and negative parts of g separately so nothing overflows."""
+    from .math import exp_p, log_p, maximum_p, minimum_p, neg_p, sub_p, add_p
+    (x,) = inputs
+    axis, reverse = attrs.get("axis", 0), attrs.get("reverse", False)
+
+    def part(g):          # g >= 0
+        log_terms = sub_p(log_p(g), out)
+        return exp_p(add_p(x, logcumsumexp_p(log_terms, axis=axis, reverse=not reverse)))
+
+    positive = part(maximum_p(dout, 0))
+    negative = part(neg_p(minimum_p(dout, 0)))
+    return (grad_for(x, sub_p(positive, negative)),)
