@@ -19,6 +19,7 @@ silently wrong gradient.
 from __future__ import annotations
 
 import itertools
+import weakref
 
 import numpy as np
 
@@ -48,7 +49,9 @@ class Tape:
         self.records = []
         self._next_id = 0
         self._watched = []
-        self._viewed = set()   # id() of arrays that recorded ops returned views of
+        # arrays that recorded ops returned views of: id -> weak reference, so that a
+        # new array reusing a dead array's id is not mistaken for it
+        self._viewed = {}
 
     # -- values -------------------------------------------------------------
     def new_id(self, tensor):
@@ -103,17 +106,21 @@ class Tape:
     def _note_view(self, out):
         base = getattr(out._data, "base", None)
         if base is not None:
-            self._viewed.add(id(base))
+            self._viewed[id(base)] = weakref.ref(base)
             while getattr(base, "base", None) is not None:
                 base = base.base
-                self._viewed.add(id(base))
+                self._viewed[id(base)] = weakref.ref(base)
+
+    def _is_viewed(self, arr):
+        ref = self._viewed.get(id(arr))
+        return ref is not None and ref() is arr
 
     # -- in-place writes ------------------------------------------------------
-    def before_write(self, target):
+    def before_write(self, target, writes_tracked_value=False):
         """Protect saved values from an in-place write to ``target``."""
         arr = target._data
-        if self.id_of(target) is not None and (
-                id(arr) in self._viewed or getattr(arr, "base", None) is not None):
+        tracked = writes_tracked_value or self.id_of(target) is not None
+        if tracked and (self._is_viewed(arr) or getattr(arr, "base", None) is not None):
             raise RuntimeError(
                 "In-place update of a tensor that shares memory with another tensor (a view such "
                 "as t[0], t.reshape(...), t.T) inside a gradient computation is not supported: "
@@ -188,7 +195,8 @@ def _inplace(prim, args, attrs, below):
     involved = []
     for tape in _active:
         ids = [tape.id_of(a) if isinstance(a, P._Tensor) else None for a in args]
-        tape.before_write(target)
+        # a tracked value written through a view would reach a base the tape cannot follow
+        tape.before_write(target, any(i is not None for i in ids))
         if any(i is not None for i in ids):
             old = (P.wrap(target._data.copy()) if 0 in fprim.grad_inputs else target)
             involved.append((tape, tuple(ids), old))
