@@ -91,6 +91,7 @@ CASES = [
     (lambda: ops.one_hot(Tensor([1]), -1), ValueError, "one_hot.*depth"),
     (lambda: ops.one_hot(Tensor([1]), 3, axis=2), ValueError, "one_hot.*axis"),
     (lambda: ops.diagonal(A, 0, 0, 0), ValueError, "Diagonal.*identical"),
+    (lambda: ops.diag(Tensor(3.0)), ValueError, "diag.*rank"),
     (lambda: ops.tril(Tensor([1.0, 2.0])), ValueError, "tril.*rank"),
     (lambda: ops.meshgrid(Tensor([1, 2]), Tensor([3]), indexing="xx"), ValueError,
      "meshgrid.*indexing"),

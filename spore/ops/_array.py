@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
 from .._core import primitive as P
 from .._prims import array as A
 from .._prims import math as M
@@ -854,6 +853,9 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 def diag(input):
     """A tensor of rank 2k with ``input`` (rank k) on its diagonal."""
     x = as_tensor(input)
+    if x.ndim == 0:
+        raise ValueError("For 'diag', the input rank must be greater than or equal to 1, but "
+                         "got 0.")
     shape = tuple(x.shape)
     n = x.size
     column = reshape(x, (n, 1))

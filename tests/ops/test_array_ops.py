@@ -11,7 +11,9 @@ from hypothesis import given, strategies as st
 
 import spore as ms
 from spore import ops, Tensor
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from spore._core import primitive as P
+from tests.helpers.optable import (OpCase, _InferChecker, case_id, make_inputs, run_forward,
+                                   run_grad, run_infer)
 
 
 def _ints(*values, dtype=np.int64):
@@ -327,6 +329,26 @@ def test_infer_matches_kernel(case):
 @pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
 def test_gradient(case):
     run_grad(case)
+
+
+def test_backward_primitives_infer_matches_kernel():
+    """The primitives that gradient rules dispatch (GetitemGrad, PadGrad, scatters, ...)
+    pass the same shape/dtype check as forward ones."""
+    checker = _InferChecker()
+    with P.handler_scope(checker):
+        for case in [c for c in ALL if c.grad]:
+            arrays = [Tensor(a) if isinstance(a, np.ndarray) else a for a in make_inputs(case)]
+            argnums = tuple(i for i, a in enumerate(arrays)
+                            if isinstance(a, Tensor) and a.dtype == ms.float32)
+
+            def loss(*xs, case=case):
+                out = case.fn(*xs, **case.kwargs)
+                outs = out if isinstance(out, (tuple, list)) else (out,)
+                return sum(o.astype(ms.float32).sum() for o in outs if o.dtype == ms.float32)
+            ops.grad(loss, argnums)(*arrays)
+    for name in ("GetitemGrad", "TensorScatterElements", "GatherD", "PadGrad", "Concat",
+                 "Split", "Roll", "IndexPut", "Fill"):
+        assert name in checker.checked, name
 
 
 # --------------------------------------------------------------------------- dtypes and values
