@@ -17,7 +17,7 @@ GETITEM = [
     (slice(None, None, 2), slice(1, None), slice(None, None, -1)), (slice(-1, None, -2),),
     (slice(2, 1),), ([1, 0],), ([0, 1], [1, 2]), (slice(None), [0, 2], [1, 3]),
     ([0, 1], slice(None), [1, 3]), (0, [0, 2], slice(None), None), (None, Ellipsis, None),
-    ([[0, 1], [1, 0]],), (Ellipsis, [3, 0, 3]), (1, slice(None), -1), True, ([True, False],),
+    (np.array([[0, 1], [1, 0]]),), (Ellipsis, [3, 0, 3]), (1, slice(None), -1), True, ([True, False],),
     (np.array([1, 0]),), (slice(None), np.array([True, False, True])),
 ]
 
@@ -50,6 +50,17 @@ def test_getitem_with_tensors_and_masks():
     assert t[0, 1, 2].shape == () and t[0, 1, 2].asnumpy() == 6
     assert t[True].shape == (1, 2, 3, 4)
     assert t[[True, False]].shape == (1, 3, 4)
+
+
+def test_lists_of_index_parts_read_as_tuples():
+    # Reference MindSpore 2.10 on t = arange(24).reshape(2, 3, 4): t[[[0, 1], [1, 0]]] has
+    # shape (2, 4), t[[0, slice(None)]] (3, 4), t[[Tensor(0), 1]] (4,), t[[1, 0]] (2, 3, 4).
+    t = Tensor(BASE)
+    assert t[[[0, 1], [1, 0]]].shape == (2, 4)
+    assert t[[0, slice(None)]].shape == (3, 4)
+    assert t[[0, None]].shape == (1, 3, 4)
+    np.testing.assert_array_equal(t[[Tensor(0), 1]].asnumpy(), BASE[0, 1])
+    assert t[[1, 0]].shape == (2, 3, 4)
 
 
 def test_basic_indexing_returns_a_view():

@@ -38,10 +38,17 @@ def _sequence_entry(e):
     return P.wrap(arr)
 
 
+def _is_index_part(e):
+    """Whether a list element only makes sense as one entry of a multi-dimensional index."""
+    return e is None or e is Ellipsis or isinstance(e, (slice, list, tuple, P._Tensor))
+
+
 def normalize_index(index):
     """-> (spec, index tensors)."""
     if type(index) is int:
         return (("int", index),), []
+    if isinstance(index, list) and any(_is_index_part(e) for e in index):
+        index = tuple(index)    # as MindSpore (and NumPy before 1.23) read such lists
     if not isinstance(index, tuple):
         index = (index,)
     spec, tensors = [], []
