@@ -45,7 +45,8 @@ def _make_nll_loss(xp):
             return losses, total
         loss = losses.sum(dtype=logp.dtype)
         if reduction == "mean":
-            loss = loss / total
+            with np.errstate(invalid="ignore"):     # every target ignored: 0 / 0 = nan
+                loss = loss / total
         return xp.asarray(loss, dtype=logp.dtype), total
     return nll_loss
 

@@ -96,17 +96,26 @@ def _make_max_pool(xp):
         dt = x.dtype
         cdt = compute_dtype(dt)
         xpad = _pad(xp, x.astype(cdt, copy=False), pads, _lowest(cdt))
-        taps = _taps(attrs, pool_output_hw(x.shape[2:], attrs))
-        rows, cols = taps[0]
-        y = xpad[:, :, rows, cols].copy()
-        won = xp.zeros(y.shape, tap_dtype(attrs))
-        for t, (rows, cols) in enumerate(taps[1:], 1):
-            s = xpad[:, :, rows, cols]
-            better = s > y
-            xp.copyto(y, s, where=better)
-            xp.copyto(won, t, where=better)
-        return y.astype(dt, copy=False), won
+        taps = [xpad[:, :, rows, cols]
+                for rows, cols in _taps(attrs, pool_output_hw(x.shape[2:], attrs))]
+        y = taps[0].copy()
+        for tap in taps[1:]:
+            xp.maximum(y, tap, out=y)
+        return y.astype(dt, copy=False), _first_winner(xp, taps, y, tap_dtype(attrs))
     return max_pool
+
+
+def _first_winner(xp, taps, y, dtype):
+    """Index of the first tap equal to the maximum ``y`` (the last tap if none is: NaN)."""
+    won = xp.full(y.shape, len(taps) - 1, dtype)
+    step = xp.empty(y.shape, dtype)
+    hit = xp.empty(y.shape, bool)
+    for k in range(len(taps) - 2, -1, -1):   # won = k where tap k wins, arithmetically
+        xp.equal(taps[k], y, out=hit)
+        xp.subtract(won, dtype.type(k), out=step)
+        xp.multiply(step, hit, out=step)
+        xp.subtract(won, step, out=won)
+    return won
 
 
 def _make_max_scatter(xp):
@@ -115,12 +124,12 @@ def _make_max_scatter(xp):
         n, c, h, w = input_shape
         dxp = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dy.dtype)
         overlap = _overlapping(attrs)
-        for t, (rows, cols) in enumerate(_taps(attrs, dy.shape[2:])):
-            hit = won == t
+        for k, (rows, cols) in enumerate(_taps(attrs, dy.shape[2:])):
+            target = dxp[:, :, rows, cols]
             if overlap:
-                dxp[:, :, rows, cols] += xp.where(hit, dy, 0)
+                target += dy * (won == k)
             else:
-                xp.copyto(dxp[:, :, rows, cols], dy, where=hit)
+                xp.multiply(dy, won == k, out=target)
         return _crop(xp, dxp, input_shape, pads)
     return max_pool_scatter
 
@@ -130,8 +139,8 @@ def _make_max_select(xp):
         attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
         cpad = _pad(xp, c, pads)
         out = xp.zeros(won.shape, c.dtype)
-        for t, (rows, cols) in enumerate(_taps(attrs, won.shape[2:])):
-            xp.copyto(out, cpad[:, :, rows, cols], where=(won == t))
+        for k, (rows, cols) in enumerate(_taps(attrs, won.shape[2:])):
+            out += cpad[:, :, rows, cols] * (won == k)
         return out
     return max_pool_select
 

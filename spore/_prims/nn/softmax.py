@@ -7,7 +7,6 @@ too, for the same reason, with rules written in primitives (grad of grad).
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray

@@ -10,11 +10,10 @@ import math
 
 import numpy as np
 
-from ..._core import primitive as P
 from ..._prims import math as M
 from ..._prims.array import cast_p, reshape_p
 from ..._prims.nn import log_softmax_p, nll_loss_p
-from ..._prims.reduce import amax_p, mean_p, sum_p
+from ..._prims.reduce import mean_p, sum_p
 from .._utils import public_functions
 from ._args import check_reduction, require_tensor
 

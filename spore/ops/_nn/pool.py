@@ -89,7 +89,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 
 def _flat_indices(won, width, attrs):
     """Flat ``h * W + w`` input index of each window's winning tap (Int64)."""
-    (kh, kw), (sh, sw), (dh, dw) = attrs["kernel"], attrs["stride"], attrs["dilation"]
+    kw = attrs["kernel"][1]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
     pt, _, pl, _ = attrs["pads"]
     oh, ow = won.shape[2:]
     tap = cast_p(won, dtype=_INT64)
