@@ -9,7 +9,8 @@ call): pixel centres at half-integers, edge pixels clamped.
 * bilinear on floats: weights in float32, horizontal pass then vertical pass; other
   integer types are computed in float32 and rounded.
 
-Images are ``(H, W)`` or ``(..., H, W, C)``.
+Images are ``(H, W)`` or ``(..., H, W, C)``. The passes work on a ``(..., H, W*C)`` view,
+so each is a gather along one axis and a multiply by weights broadcast along the other.
 """
 from __future__ import annotations
 
@@ -19,8 +20,18 @@ _COEF_BITS = 11
 _COEF_SCALE = 1 << _COEF_BITS
 
 
-def _hw_axes(img):
-    return (0, 1) if img.ndim == 2 else (img.ndim - 3, img.ndim - 2)
+def _as_rows(img):
+    """``img`` as ``(..., H, W*C)`` and its channel count (1 for a 2-D image)."""
+    if img.ndim == 2:
+        return img, 1
+    *lead, h, w, c = img.shape
+    return img.reshape(*lead, h, w * c), c
+
+
+def _from_rows(rows, img, out_h, out_w):
+    if img.ndim == 2:
+        return rows
+    return rows.reshape(*img.shape[:-3], out_h, out_w, img.shape[-1])
 
 
 def _linear_taps(src, dst):
@@ -35,18 +46,21 @@ def _linear_taps(src, dst):
     return left, np.minimum(left + 1, src - 1), frac
 
 
-def _shape_along(weights, axis, ndim):
-    shape = [1] * ndim
-    shape[axis] = len(weights)
-    return weights.reshape(shape)
+def _channel_taps(src_w, out_w, channels):
+    """Horizontal taps on the flattened ``W*C`` axis: each pixel's taps for every channel."""
+    left, right, frac = _linear_taps(src_w, out_w)
+    spread = np.arange(channels)
+    return ((left[:, None] * channels + spread).ravel(),
+            (right[:, None] * channels + spread).ravel(), np.repeat(frac, channels))
 
 
 def resize_nearest(img, out_h, out_w):
-    ya, xa = _hw_axes(img)
-    h, w = img.shape[ya], img.shape[xa]
-    rows = np.minimum(np.floor(np.arange(out_h) * (h / out_h)).astype(np.int64), h - 1)
-    cols = np.minimum(np.floor(np.arange(out_w) * (w / out_w)).astype(np.int64), w - 1)
-    return np.take(np.take(img, rows, axis=ya), cols, axis=xa)
+    rows, c = _as_rows(img)
+    h, w = rows.shape[-2], rows.shape[-1] // c
+    ys = np.minimum(np.floor(np.arange(out_h) * (h / out_h)).astype(np.int64), h - 1)
+    xs = np.minimum(np.floor(np.arange(out_w) * (w / out_w)).astype(np.int64), w - 1)
+    cols = (xs[:, None] * c + np.arange(c)).ravel()
+    return _from_rows(np.take(np.take(rows, ys, axis=-2), cols, axis=-1), img, out_h, out_w)
 
 
 def resize_bilinear(img, out_h, out_w):
@@ -63,13 +77,17 @@ def resize_bilinear(img, out_h, out_w):
 
 
 def _bilinear_float(img, out_h, out_w):
-    ya, xa = _hw_axes(img)
-    x0, x1, fx = _linear_taps(img.shape[xa], out_w)
-    y0, y1, fy = _linear_taps(img.shape[ya], out_h)
-    fx = _shape_along(fx.astype(img.dtype), xa, img.ndim)
-    fy = _shape_along(fy.astype(img.dtype), ya, img.ndim)
-    rows = np.take(img, x0, axis=xa) * (1 - fx) + np.take(img, x1, axis=xa) * fx
-    return np.take(rows, y0, axis=ya) * (1 - fy) + np.take(rows, y1, axis=ya) * fy
+    rows, c = _as_rows(img)
+    x0, x1, fx = _channel_taps(rows.shape[-1] // c, out_w, c)
+    y0, y1, fy = _linear_taps(rows.shape[-2], out_h)
+    fx, fy = fx.astype(img.dtype), fy.astype(img.dtype)[:, None]
+    wide = np.take(rows, x0, axis=-1)
+    wide *= 1 - fx
+    wide += np.take(rows, x1, axis=-1) * fx
+    out = np.take(wide, y0, axis=-2)
+    out *= 1 - fy
+    out += np.take(wide, y1, axis=-2) * fy
+    return _from_rows(out, img, out_h, out_w)
 
 
 def _fixed_weights(frac):
@@ -79,12 +97,21 @@ def _fixed_weights(frac):
 
 
 def _bilinear_uint8(img, out_h, out_w):
-    ya, xa = _hw_axes(img)
-    x0, x1, fx = _linear_taps(img.shape[xa], out_w)
-    y0, y1, fy = _linear_taps(img.shape[ya], out_h)
-    ax0, ax1 = (_shape_along(a, xa, img.ndim) for a in _fixed_weights(fx))
-    by0, by1 = (_shape_along(b, ya, img.ndim) for b in _fixed_weights(fy))
-    src = img.astype(np.int32)
-    rows = (np.take(src, x0, axis=xa) * ax0 + np.take(src, x1, axis=xa) * ax1) >> 4
-    mixed = ((np.take(rows, y0, axis=ya) * by0) >> 16) + ((np.take(rows, y1, axis=ya) * by1) >> 16)
-    return np.clip((mixed + 2) >> 2, 0, 255).astype(np.uint8)
+    rows, c = _as_rows(img)
+    x0, x1, fx = _channel_taps(rows.shape[-1] // c, out_w, c)
+    y0, y1, fy = _linear_taps(rows.shape[-2], out_h)
+    ax0, ax1 = _fixed_weights(fx)
+    by0, by1 = (b[:, None] for b in _fixed_weights(fy))
+    wide = np.multiply(np.take(rows, x0, axis=-1), ax0, dtype=np.int32)
+    wide += np.multiply(np.take(rows, x1, axis=-1), ax1, dtype=np.int32)
+    wide >>= 4
+    top = np.take(wide, y0, axis=-2)
+    top *= by0
+    top >>= 16
+    bottom = np.take(wide, y1, axis=-2)
+    bottom *= by1
+    bottom >>= 16
+    top += bottom
+    top += 2
+    top >>= 2
+    return _from_rows(np.clip(top, 0, 255).astype(np.uint8), img, out_h, out_w)
