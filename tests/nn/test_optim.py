@@ -572,3 +572,11 @@ def test_half_precision_parameters():
     opt((Tensor(np.full(3, 0.5, np.float16)),))
     assert w.dtype == ms.float16 and opt.moment1[0].dtype == ms.float16
     np.testing.assert_allclose(w.asnumpy(), 0.9, atol=1e-3)
+
+
+def test_dynamic_weight_decay_on_a_scalar_parameter():
+    s = Parameter(Tensor(np.float32(1.0)), name="s")
+    opt = nn.Momentum([{"params": [s], "weight_decay": nn.WarmUpLR(1.0, 1)}], 0.1, 0.0)
+    opt((Tensor(np.float32(0.0)),))
+    opt((Tensor(np.float32(0.0)),))
+    assert s.shape == () and float(s) == pytest.approx(0.9)

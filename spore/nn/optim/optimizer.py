@@ -249,9 +249,9 @@ class Optimizer(Cell):
         if not self.dynamic_weight_decay:
             return self.weight_decay
         if self.is_group:
-            return tuple(d(self.global_step) if isinstance(d, Cell) else d
+            return tuple(d(self.global_step).reshape(()) if isinstance(d, Cell) else d
                          for d in self.weight_decay)
-        return self.weight_decay(self.global_step)
+        return self.weight_decay(self.global_step).reshape(())
 
     def decay_weight(self, gradients):
         """``g + weight_decay * p`` for the parameters whose decay flag is set."""
