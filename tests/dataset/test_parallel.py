@@ -23,6 +23,12 @@ def fail_on_seven(x):
     return x
 
 
+def square_unless_thirty(x):
+    if int(x) == 30:
+        raise ValueError("row thirty is bad")
+    return x * x + 1
+
+
 def exit_on_five(x):
     if int(x) == 5:
         os._exit(3)  # a worker process dying abruptly (as if killed or crashed)
@@ -52,13 +58,13 @@ def test_map_threads_equal_serial_and_keep_order():
 
 
 def test_map_processes_equal_serial_and_propagate_errors():
-    d = _numbers().map(square_plus_one, num_parallel_workers=2, python_multiprocessing=True)
-    assert column(d) == [i * i + 1 for i in range(40)]
-    bad = _numbers().map(fail_on_seven, num_parallel_workers=2, python_multiprocessing=True)
+    it = _numbers().map(square_unless_thirty, num_parallel_workers=2,
+                        python_multiprocessing=True).create_tuple_iterator(output_numpy=True)
+    assert [int(next(it)[0]) for _ in range(28)] == [i * i + 1 for i in range(28)]
     with pytest.raises(RuntimeError) as info:
-        column(bad)
+        list(it)
     text = str(info.value)
-    assert "fail_on_seven" in text and "row 7" in text and "row seven is bad" in text
+    assert "square_unless_thirty" in text and "row 30" in text and "thirty is bad" in text
     assert "Traceback" in text
     dying = _numbers().map(exit_on_five, num_parallel_workers=2, python_multiprocessing=True)
     with pytest.raises(RuntimeError, match="worker process of MapDataset died"):
