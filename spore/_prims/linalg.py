@@ -88,7 +88,7 @@ def _matmul_prepare(args):
         if isinstance(v, _SCALARS):
             raise TypeError(f"For 'MatMul', the input '{name}' must be a Tensor, but got "
                             f"{type(v).__name__}.")
-    if x.dtype != y.dtype or x.ndim == 0 or y.ndim == 0:
+    if x.dtype != y.dtype or x.ndim == 0 or y.ndim == 0 or x.dtype == np.bool_:
         _matmul_infer({}, x, y)
     return [x, y]
 

@@ -378,11 +378,12 @@ def _cumprod_grad(attrs, inputs, out, dout):
 
 
 # ----------------------------------------------------------------- cumulative extrema
-def _make_cum_extremum(fname):
+def _make_cum_extremum(name, fname):
     def make(xp):
         acc = getattr(xp, fname).accumulate
 
         def cum_extremum(x, axis, index_dtype):
+            _cum_extremum_infer(name)({"axis": axis, "index_dtype": index_dtype}, x)
             if x.ndim == 0:
                 return x.copy(), xp.zeros((), index_dtype)
             values = acc(x, axis=axis)
@@ -408,9 +409,9 @@ def _cum_extremum_infer(name):
     return infer
 
 
-cummax_p = Primitive("Cummax", _make_cum_extremum("maximum"), kind="opaque", n_inputs=1,
+cummax_p = Primitive("Cummax", _make_cum_extremum("Cummax", "maximum"), kind="opaque", n_inputs=1,
                      multiple_results=True, infer=_cum_extremum_infer("Cummax"))
-cummin_p = Primitive("Cummin", _make_cum_extremum("minimum"), kind="opaque", n_inputs=1,
+cummin_p = Primitive("Cummin", _make_cum_extremum("Cummin", "minimum"), kind="opaque", n_inputs=1,
                      multiple_results=True, infer=_cum_extremum_infer("Cummin"))
 
 
@@ -436,6 +437,7 @@ cummin_p.def_grad(inputs=(), output=True)(_scatter_values_grad)
 # ----------------------------------------------------------------- median
 def _make_median(xp):
     def median(x, axis, keepdims):
+        _median_infer({"axis": axis, "keepdims": keepdims}, x)
         if x.ndim == 0:
             return x.copy(), xp.zeros((), _INT64)
         k = (x.shape[axis] - 1) // 2           # the lower median, as MindSpore

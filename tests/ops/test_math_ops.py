@@ -108,3 +108,54 @@ def test_infer_matches_kernel(case):
 @pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
 def test_gradient(case):
     run_grad(case)
+
+
+# ----------------------------------------------------------------- properties
+from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from tests.test_dtype_promotion import ADD_MUL, DIV, DTYPES  # noqa: E402  (probed tables)
+
+_NAMES = sorted(DTYPES)
+
+
+def _values(shape, name, seed):
+    """Small values exactly representable in every dtype (no overflow, no rounding)."""
+    a = np.random.default_rng(seed).integers(1, 4, size=shape).astype(np.float32)
+    return ms.Tensor(a).astype(DTYPES[name])
+
+
+@given(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=3),
+       st.sampled_from(_NAMES), st.sampled_from(_NAMES), st.sampled_from(["add", "mul", "div"]),
+       st.integers(0, 2 ** 16))
+def test_property_binary_broadcast_and_promotion(shapes, a_name, b_name, op, seed):
+    (sa, sb), result_shape = shapes.input_shapes, shapes.result_shape
+    x, y = _values(sa, a_name, seed), _values(sb, b_name, seed + 1)
+    out = {"add": ops.add, "mul": ops.mul, "div": ops.div}[op](x, y)
+    assert out.shape == result_shape
+    assert str(out.dtype) == (DIV if op == "div" else ADD_MUL)[(a_name, b_name)]
+    fx, fy = x.astype(ms.float64).asnumpy(), y.astype(ms.float64).asnumpy()
+    want = {"add": np.add, "mul": np.multiply, "div": np.divide}[op](fx, fy)
+    if out.dtype == ms.bool_:
+        want = want != 0
+    np.testing.assert_allclose(out.astype(ms.float64).asnumpy(), want, rtol=1e-2)
+
+
+@given(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3), st.sampled_from(_NAMES),
+       st.sampled_from(["exp", "sqrt", "sin", "tanh", "abs", "neg", "square"]),
+       st.integers(0, 2 ** 16))
+def test_property_unary_shapes_and_dtypes(shape, name, op, seed):
+    x = _values(shape, name, seed)
+    if op == "neg" and name in ("bool", "uint8"):
+        return
+    out = getattr(ops, op)(x)
+    assert out.shape == tuple(shape)
+    integral = name in ("bool", "int8", "uint8", "int16", "int32", "int64")
+    if op in ("exp", "sqrt", "sin", "tanh"):
+        assert out.dtype == (ms.float32 if integral else x.dtype)
+    else:
+        assert out.dtype == x.dtype
+    ref = {"exp": np.exp, "sqrt": np.sqrt, "sin": np.sin, "tanh": np.tanh, "abs": np.abs,
+           "neg": np.negative, "square": np.square}[op]
+    want = ref(x.astype(ms.float64).asnumpy())
+    np.testing.assert_allclose(out.astype(ms.float64).asnumpy(), want, rtol=1e-2, atol=1e-2)
