@@ -141,3 +141,13 @@ def test_set_indexes_and_factory():
         train.get_metric_fn("nope")
     with pytest.raises(TypeError, match="must be None, dict or set"):
         train.get_metrics(["acc"])
+
+
+def test_scalar_results_are_python_floats_accumulated_in_float64():
+    loss = train.Loss()
+    loss.update(ms.Tensor(np.float32(0.1)))
+    loss.update(ms.Tensor(np.float32(0.2)))
+    # MindSpore 2.10 (NumPy 1.26) returns 0.15000000223517418 here: float32 values, float64 sum
+    assert type(loss.eval()) is float and repr(loss.eval()) == "0.15000000223517418"
+    assert type(train.Accuracy()(SCORES, LABELS)) is float
+    assert type(train.MSE()(SCORES, SCORES)) is float

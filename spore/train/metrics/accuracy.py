@@ -43,7 +43,7 @@ class Accuracy(EvaluationBase):
 
     def eval(self):
         check_not_empty("Accuracy", self._total_num == 0)
-        return np.float64(self._correct_num) / self._total_num
+        return self._correct_num / self._total_num
 
 
 class TopKCategoricalAccuracy(Metric):
@@ -77,7 +77,7 @@ class TopKCategoricalAccuracy(Metric):
 
     def eval(self):
         check_not_empty("TopKCategoricalAccuracy", self._samples_num == 0)
-        return np.float64(self._correct_num) / self._samples_num
+        return self._correct_num / self._samples_num
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

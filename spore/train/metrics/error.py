@@ -22,7 +22,7 @@ class _SampleError(Metric):
     def update(self, *inputs):
         check_input_count(self._name, inputs, 2)
         y_pred, y = self._convert_data(inputs[0]), self._convert_data(inputs[1])
-        self._error_sum += self._error(y.reshape(y_pred.shape) - y_pred).sum()
+        self._error_sum += float(self._error(y.reshape(y_pred.shape) - y_pred).sum())
         self._samples_num += y.shape[0]
 
     def eval(self):

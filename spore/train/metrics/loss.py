@@ -24,7 +24,7 @@ class Loss(Metric):
         if loss.ndim != 1:
             raise ValueError(f"For 'Loss.update', the dimension of your input (loss) must be 1, "
                              f"but got {loss.ndim}.")
-        self._sum_loss += loss.mean(-1)
+        self._sum_loss += float(loss.mean(-1))
         self._total_num += 1
 
     def eval(self):

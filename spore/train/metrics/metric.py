@@ -1,4 +1,8 @@
-"""The Metric protocol (``clear`` / ``update`` / ``eval``) and shared input checks."""
+"""The Metric protocol (``clear`` / ``update`` / ``eval``) and shared input checks.
+
+Scalar results are Python floats accumulated in float64, as MindSpore gets them with
+NumPy 1.x (so printed metrics read ``0.45``, not ``np.float64(0.45)``).
+"""
 from __future__ import annotations
 
 import functools

@@ -73,8 +73,8 @@ class _RatioMetric(EvaluationBase):
         if not average:
             return result
         if self._type == "multilabel":
-            return np.float64(self._ratio_sum / (self._ratio_num + _EPS))
-        return result.mean()
+            return self._ratio_sum / (self._ratio_num + _EPS)
+        return float(result.mean())
 
     def _denominator(self, pred, true):
         raise NotImplementedError
@@ -142,7 +142,7 @@ class Fbeta(Metric):
         b2 = self.beta ** 2
         fbeta = (1.0 + b2) * self._true_positives / \
             (b2 * self._actual_positives + self._positives + _EPS)
-        return fbeta.mean() if average else fbeta
+        return float(fbeta.mean()) if average else fbeta
 
 
 class F1(Fbeta):
