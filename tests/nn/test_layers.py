@@ -124,6 +124,8 @@ def test_dense_options_and_repr():
     np.testing.assert_allclose(d(t32([[1, -2]])).asnumpy(), [[0, 0, 0]])
     assert isinstance(d.activation, nn.ReLU)
     assert [p.name for p in nn.Dense(2, 3, has_bias=False).get_parameters()] == ["weight"]
+    d_prim = nn.Dense(2, 3, weight_init="ones", bias_init="zeros", activation=ops.ReLU())
+    np.testing.assert_allclose(d_prim(t32([[1, -2]])).asnumpy(), [[0, 0, 0]])
     assert repr(nn.Dense(2, 3, has_bias=False)) == \
         "Dense(input_channels=2, output_channels=3, has_bias=False)"
     d2 = nn.Dense(2, 2, weight_init=t32([[1, 2], [3, 4]]), activation=nn.Sigmoid())

@@ -9,6 +9,7 @@ from ..._dtype import float32
 from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ...common.initializer import HeUniform, Uniform, initializer
+from ...ops.operations import Primitive
 from ..cell import Cell
 from . import _checks as C
 from .activation import get_activation
@@ -64,7 +65,7 @@ class Dense(Cell):
                 bias_init = Uniform(scale=1 / math.sqrt(in_channels))
             self.bias = Parameter(initializer(bias_init, [out_channels], dtype=dtype), name="bias")
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
-        if activation is not None and not isinstance(self.activation, Cell):
+        if activation is not None and not isinstance(self.activation, (Cell, Primitive)):
             raise TypeError(f"For 'Dense', the 'activation' must be str or Cell or Primitive, "
                             f"but got {type(activation).__name__}.")
         self.activation_flag = self.activation is not None
