@@ -13,6 +13,7 @@ from . import ops
 from ._core import primitive as P
 from ._prims import math as M
 from ._prims import array as A
+from ._prims.special import copy_p
 from ._tensor import Tensor
 from .ops import _indexing
 
@@ -218,7 +219,7 @@ def mT(self):
 def contiguous(self):
     if self._data.flags.c_contiguous:
         return self
-    return P.wrap(np.ascontiguousarray(self._data))
+    return copy_p(self)
 
 
 def is_contiguous(self):
@@ -390,7 +391,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def copy(self):
-    return P.wrap(self._data.copy())
+    return copy_p(self)
 
 
 def fill_(self, value):

@@ -281,3 +281,13 @@ def test_views_of_dead_tensors_do_not_block_later_writes():
 
     g = ops.grad(f)(Tensor(np.ones(4, np.float32)))
     np.testing.assert_allclose(g.asnumpy(), sum(range(30)) + 30 * 2.0)
+
+
+def test_clone_and_identity_own_their_memory_and_pass_gradients():
+    x = ms.Tensor([1.0, 2.0])
+    for copy_fn in (lambda t: t.clone(), lambda t: t.copy(), ms.ops.identity):
+        c = copy_fn(x)
+        c[0] = 9.0
+        assert x.tolist() == [1.0, 2.0]
+        g = ms.ops.grad(lambda t: (copy_fn(t) * t).sum())(x)
+        assert g.tolist() == [2.0, 4.0]

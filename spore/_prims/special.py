@@ -1,7 +1,8 @@
 """Primitives that carry no arithmetic: identity, stop_gradient, depend and print.
 
 They matter to the machinery rather than to the numbers: ``identity`` makes a
-distinct value (gradient sources), ``stop_gradient`` cuts the tape, ``depend``
+distinct value sharing memory (gradient sources), ``copy`` a distinct value with its
+own memory (``Tensor.clone``, ``ops.identity``), ``stop_gradient`` cuts the tape, ``depend``
 orders side effects in a graph, ``print`` is a runtime effect.
 """
 from __future__ import annotations
@@ -26,6 +27,18 @@ identity_p = Primitive("Identity", lambda xp: lambda x: x, kind="elementwise", n
 
 @identity_p.def_grad()
 def _identity_grad(attrs, inputs, out, dout):
+    return (dout,)
+
+
+def _make_copy(xp):
+    return lambda x: xp.array(x, copy=True, order="C")
+
+
+copy_p = Primitive("Copy", _make_copy, kind="elementwise", n_inputs=1, infer=_same_infer)
+
+
+@copy_p.def_grad()
+def _copy_grad(attrs, inputs, out, dout):
     return (dout,)
 
 

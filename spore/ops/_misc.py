@@ -4,9 +4,9 @@ from __future__ import annotations
 from .._core import primitive as P
 from .._prims import math as M
 from .._prims.array import assign_p
-from .._prims.special import depend_p, identity_p, print_p, stop_gradient_p
+from .._prims.special import copy_p, depend_p, print_p, stop_gradient_p
 
-__all__ = ["depend", "stop_gradient", "identity", "print_", "assign", "assign_add",
+__all__ = ["depend", "stop_gradient", "identity", "deepcopy", "print_", "assign", "assign_add",
            "assign_sub"]
 
 
@@ -37,7 +37,12 @@ def stop_gradient(value):
 
 
 def identity(input):
-    return identity_p(input)
+    """A copy of ``input`` (its own memory; gradients pass through)."""
+    return copy_p(input)
+
+
+def deepcopy(input_x):
+    return copy_p(input_x)
 
 
 def print_(*args):
