@@ -247,3 +247,100 @@ def test_model_checkpoint_saves_the_train_network(tmp_path):
                      "lin-2_4.ckpt"]                  # keep_checkpoint_max=5 of 8 saves
     saved = ms.load_checkpoint(str(tmp_path / "lin-2_4.ckpt"))
     np.testing.assert_array_equal(saved["w"].asnumpy(), net.w.asnumpy())
+
+
+# ------------------------------------------------------------------ with nn's wrappers
+# Generated with MindSpore 2.10 (CPU, NumPy 1.26) by the same program: Dense(3, 2) with the
+# weights below, SoftmaxCrossEntropyWithLogits(sparse, mean), Momentum(0.1, 0.9), an unshuffled
+# NumpySlicesDataset batched by 4, Model.train(2, ..., [LossMonitor(), ModelCheckpoint(
+# config=CheckpointConfig(save_checkpoint_steps=4))]), then Model.eval.
+MS_LOSSES = [0.6830637454986572, 0.7824682593345642, 0.7408479452133179, 0.6982086896896362,
+             0.6768332123756409, 0.6942043304443359, 0.6624712347984314, 0.7194404006004333]
+MS_EVAL = {"acc": 0.625, "loss": 0.6648553311824799}
+MS_CKPT_NAMES = ["weight", "bias", "global_step", "learning_rate", "momentum", "moments.weight",
+                 "moments.bias"]
+MS_FINAL_WEIGHT = [[0.16840986907482147, -0.08112433552742004, 0.1282905638217926],
+                   [-0.0184098482131958, -0.018875664100050926, 0.07170946896076202]]
+MS_FINAL_MOMENTS = [[-0.018946010619401932, -0.273588627576828, 0.27959486842155457],
+                    [0.018945982679724693, 0.273588627576828, -0.2795948386192322]]
+
+
+def classification_model(loss_scale=1.0, **kwargs):
+    net = nn.Dense(3, 2, weight_init=ms.Tensor(np.array([[0.1, -0.2, 0.3], [0.05, 0.1, -0.1]],
+                                                         np.float32)), bias_init="zeros")
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=loss_scale)
+    return net, Model(net, loss, opt, metrics={"acc": Accuracy(), "loss": Loss()}, **kwargs)
+
+
+def classification_data():
+    x = (np.arange(48, dtype=np.float32).reshape(16, 3) % 7 - 3) / 4
+    y = (np.arange(16) % 3 == 0).astype(np.int32)
+    return ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+
+
+def test_model_matches_mindspore(tmp_path, capsys):
+    from spore.train import CheckpointConfig
+    net, model = classification_model()
+    assert type(model.train_network).__name__ == "TrainOneStepCell"
+    assert type(model.eval_network).__name__ == "WithEvalCell"
+    ckpt = ModelCheckpoint(directory=str(tmp_path), config=CheckpointConfig(save_checkpoint_steps=4))
+    model.train(2, classification_data(), callbacks=[LossMonitor(), ckpt])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(", loss is ")[0] for line in lines] == [
+        f"epoch: {e} step: {s}" for e in (1, 2) for s in (1, 2, 3, 4)]
+    np.testing.assert_allclose([float(line.split("loss is ")[1]) for line in lines], MS_LOSSES,
+                               rtol=2e-6)
+    result = model.eval(classification_data())
+    assert result["acc"] == MS_EVAL["acc"]
+    assert result["loss"] == pytest.approx(MS_EVAL["loss"], rel=1e-6)
+    assert sorted(os.listdir(tmp_path)) == ["CKP-1_4.ckpt", "CKP-2_4.ckpt"]
+    saved = ms.load_checkpoint(str(tmp_path / "CKP-2_4.ckpt"))
+    assert list(saved) == MS_CKPT_NAMES
+    assert saved["global_step"].asnumpy().tolist() == [8]
+    np.testing.assert_allclose(saved["weight"].asnumpy(), MS_FINAL_WEIGHT, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(saved["moments.weight"].asnumpy(), MS_FINAL_MOMENTS, rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_array_equal(saved["weight"].asnumpy(), net.weight.asnumpy())
+
+
+def test_model_without_optimizer_runs_forward_only(capsys):
+    net = nn.Dense(3, 2)
+    before = net.weight.asnumpy().copy()
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    assert type(model.train_network).__name__ == "WithLossCell"
+    model.train(1, classification_data(), callbacks=[LossMonitor()])
+    assert len(capsys.readouterr().out.splitlines()) == 4
+    np.testing.assert_array_equal(net.weight.asnumpy(), before)
+
+
+def test_model_loss_column_count_error():
+    x = np.ones((4, 3), np.float32)
+    data = ms.dataset.NumpySlicesDataset({"a": x, "b": x, "c": x}, shuffle=False).batch(2)
+    _, model = classification_model()
+    with pytest.raises(ValueError, match="should return two elements, but got 3"):
+        model.train(1, data)
+
+
+def test_model_with_fixed_loss_scale_scales_the_sens():
+    """The loss is scaled by 128 (``sens``) and the optimizer divides the gradients back."""
+    from spore.amp import FixedLossScaleManager
+    net, model = classification_model(
+        loss_scale=128.0, loss_scale_manager=FixedLossScaleManager(128, drop_overflow_update=False))
+    assert model.train_network.sens == 128
+    model.train(2, classification_data())
+    np.testing.assert_allclose(net.weight.asnumpy(), MS_FINAL_WEIGHT, rtol=1e-5, atol=1e-7)
+
+
+def test_model_with_dynamic_loss_scale(capsys):
+    """TrainOneStepWithLossScaleCell returns (loss, overflow, scale): LossMonitor prints the
+    loss Tensor itself, and Model feeds the overflow flag to the manager every step."""
+    from spore.amp import DynamicLossScaleManager
+    manager = DynamicLossScaleManager(1024, 2, 3)
+    net, model = classification_model(loss_scale_manager=manager)
+    assert type(model.train_network).__name__ == "TrainOneStepWithLossScaleCell"
+    model.train(2, classification_data(), callbacks=[LossMonitor(4)])
+    assert manager.get_loss_scale() == 4096              # doubled after steps 3 and 6
+    np.testing.assert_allclose(net.weight.asnumpy(), MS_FINAL_WEIGHT, rtol=1e-5, atol=1e-7)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "epoch: 1 step: 4, loss is " + str(ms.Tensor(np.float32(MS_LOSSES[3])))
