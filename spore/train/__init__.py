@@ -17,7 +17,9 @@ from .metrics import __all__ as _metric_names  # noqa: E402
 
 __all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "save_checkpoint",
            "load_checkpoint", "load_checkpoint_async", "load_param_into_net",
-           "ckpt_to_safetensors", "safetensors_to_ckpt", *_callback_names, *_metric_names]
+           "ckpt_to_safetensors", "safetensors_to_ckpt", "build_train_network",
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+           *_callback_names, *_metric_names]
 
 # Names MindSpore also offers here but defines elsewhere (wrapper cells in ``nn``, loss
 # scaling in ``amp``); looked up on use so this package does not import them eagerly.
