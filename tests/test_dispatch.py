@@ -89,3 +89,35 @@ def test_differentiable_primitives_have_gradient_rules():
 def test_defining_a_primitive_twice_is_an_error():
     with pytest.raises(ValueError, match="defined twice"):
         P.Primitive("Add", lambda xp: xp.add)
+
+
+def test_handlers_are_per_thread():
+    """Ops computed in another thread while this thread records are not recorded here."""
+    import threading
+    rec = Recorder()
+    seen_in_thread = []
+
+    def worker():
+        seen_in_thread.append(P.current_handler())
+        ops.exp(ms.Tensor([1.0]))
+    with P.handler_scope(rec):
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        ops.exp(ms.Tensor([0.0]))
+    assert seen_in_thread == [None]
+    assert [n for n, _ in rec.calls] == ["Exp"]
+
+
+def test_gradient_tape_ignores_other_threads():
+    import threading
+    x = ms.Tensor([1.0, 2.0])
+    out = {}
+
+    def f(t):
+        th = threading.Thread(target=lambda: out.setdefault("y", ops.exp(t)))
+        th.start()
+        th.join()
+        return (t * t).sum() + out["y"].sum() * 0
+    g = ops.grad(f)(x)
+    assert g.tolist() == [2.0, 4.0]

@@ -19,6 +19,7 @@ silently wrong gradient.
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -27,7 +28,14 @@ from .._core import primitive as P
 from .._core.aval import ShapedArray
 
 _serials = itertools.count(1)
-_active = []  # tapes currently recording, outermost first
+_tls = threading.local()   # per thread: .tapes, the tapes recording, outermost first
+
+
+def _active():
+    tapes = getattr(_tls, "tapes", None)
+    if tapes is None:
+        tapes = _tls.tapes = []
+    return tapes
 
 
 class Record:
@@ -167,13 +175,15 @@ def _saved(a, needed):
 # The tape handler
 # ---------------------------------------------------------------------------
 def _make_handler(below):
+    active = _active()
+
     def tape_handler(prim, args, attrs):
         if prim.inplace_of is not None:
-            return _inplace(prim, args, attrs, below)
+            return _inplace(prim, args, attrs, below, active)
         out = below(prim, args, attrs)
         if prim.nondiff:
             return out
-        for tape in _active:
+        for tape in active:
             in_ids = None
             for i, a in enumerate(args):
                 ref = getattr(a, "_tape_ref", None)
@@ -189,11 +199,11 @@ def _make_handler(below):
     return tape_handler
 
 
-def _inplace(prim, args, attrs, below):
+def _inplace(prim, args, attrs, below, active):
     target = args[0]
     fprim = P.get(prim.inplace_of)
     involved = []
-    for tape in _active:
+    for tape in active:
         ids = [tape.id_of(a) if isinstance(a, P._Tensor) else None for a in args]
         # a tracked value written through a view would reach a base the tape cannot follow
         tape.before_write(target, any(i is not None for i in ids))
@@ -216,18 +226,19 @@ class recording:
         self._scope = None
 
     def __enter__(self):
-        if not _active:
+        active = _active()
+        if not active:
             self._scope = P.handler_scope(_make_handler)
             self._scope.__enter__()
-        _active.append(self.tape)
+        active.append(self.tape)
         return self.tape
 
     def __exit__(self, *exc):
-        _active.remove(self.tape)
+        _active().remove(self.tape)
         if self._scope is not None:
             self._scope.__exit__(*exc)
         return False
 
 
 def is_recording():
-    return bool(_active)
+    return bool(_active())

@@ -2,8 +2,8 @@
 
 NOTE: [Dispatch]
 Every public op name (``ops.add``, ``ops.Add()(x, y)``, ``Tensor.add``,
-``Tensor.__add__``) ends in ``Primitive.__call__``. It looks at one module
-global, the *handler*:
+``Tensor.__add__``) ends in ``Primitive.__call__``. It looks at the current
+thread's *handler*:
 
 * ``None`` (the common case): run the kernel now (``Primitive.eager``);
 * otherwise the handler decides: the gradient tape records the call and then
@@ -22,6 +22,8 @@ scalars); attributes are keywords and are static (hashable) values.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import _dtype as D
@@ -30,12 +32,15 @@ from . import backend as B
 # ---------------------------------------------------------------------------
 # The handler slot
 # ---------------------------------------------------------------------------
-_handler = None
-_handler_stack = []
+# Handlers are per thread (a dataset worker thread computing with ops while the main
+# thread is inside ops.grad must not record on the main thread's tape). `_scopes`
+# counts active scopes in all threads, so the common case costs one global read.
+_scopes = 0
+_tls = threading.local()
 
 
 class handler_scope:
-    """Install ``make(below)`` as the active handler for the duration of a ``with``.
+    """Install ``make(below)`` as this thread's handler for the duration of a ``with``.
 
     ``make`` receives the handler below (a callable ``(prim, args, attrs)``) and
     returns the new handler.
@@ -45,20 +50,25 @@ class handler_scope:
         self._make = make
 
     def __enter__(self):
-        global _handler
-        below = _handler if _handler is not None else _eager_handler
-        _handler_stack.append(_handler)
-        _handler = self._make(below)
-        return _handler
+        global _scopes
+        current = getattr(_tls, "handler", None)
+        below = current if current is not None else _eager_handler
+        stack = _tls.__dict__.setdefault("stack", [])
+        stack.append(current)
+        _tls.handler = self._make(below)
+        _scopes += 1
+        return _tls.handler
 
     def __exit__(self, *exc):
-        global _handler
-        _handler = _handler_stack.pop()
+        global _scopes
+        _tls.handler = _tls.stack.pop()
+        _scopes -= 1
         return False
 
 
 def current_handler():
-    return _handler
+    """This thread's active handler (None when ops run eagerly)."""
+    return getattr(_tls, "handler", None)
 
 
 def _eager_handler(prim, args, attrs):
@@ -224,9 +234,12 @@ class Primitive:
 
     # -- dispatch -----------------------------------------------------------
     def __call__(self, *args, **attrs):
-        if _handler is None:
+        if _scopes == 0:
             return self.eager(args, attrs)
-        return _handler(self, args, attrs)
+        handler = getattr(_tls, "handler", None)
+        if handler is None:
+            return self.eager(args, attrs)
+        return handler(self, args, attrs)
 
     def kernel(self, backend):
         k = self._kernels.get(backend.name)
