@@ -96,6 +96,21 @@ CASES = [
     ("trace-rank", lambda: ops.trace(t(2, 2, 2)), ValueError, "trace"),
     ("trace-bool", lambda: ops.trace(t(2, 2, dtype=np.bool_)), TypeError, "trace"),
     ("trace-axes", lambda: t(2, 2).trace(0, 1, 1), ValueError, "trace"),
+    ("inverse-square", lambda: ops.inverse(t(2, 3)), ValueError, "MatrixInverse"),
+    ("inverse-int", lambda: ops.inverse(t(2, 2, dtype=np.int32)), TypeError, "MatrixInverse"),
+    ("det-rank", lambda: ops.det(t(3)), ValueError, "MatrixDeterminant"),
+    ("slogdet-int", lambda: ops.slogdet(t(2, 2, dtype=np.int64)), TypeError,
+     "LogMatrixDeterminant"),
+    ("matrix_power-square", lambda: ops.matrix_power(t(2, 3), 2), ValueError, "matrix_power"),
+    ("cross-size", lambda: ops.cross(t(2, 4), t(2, 4)), ValueError, "cross"),
+    ("cross-dim", lambda: ops.cross(t(3, 2), t(3, 2), 1), ValueError, "cross"),
+    ("cdist-columns", lambda: ops.cdist(t(2, 3), t(2, 4)), ValueError, "cdist"),
+    ("cdist-rank", lambda: ops.cdist(t(3), t(2, 3)), ValueError, "cdist"),
+    # composites of elementwise ops
+    ("addcdiv-int", lambda: ops.addcdiv(t(2, dtype=np.int32), t(2), t(2)), TypeError, "addcdiv"),
+    ("logaddexp-int", lambda: ops.logaddexp(t(2, dtype=np.int32), t(2)), TypeError,
+     "logaddexp"),
+    ("addn-type", lambda: ops.addn(t(2)), TypeError, "addn"),
 ]
 
 

@@ -276,3 +276,94 @@ def _svdvals_grad(attrs, inputs, out, dout):
     _, u, vh = svd_p(x)
     ds = reshape_p(dout, shape=tuple(dout.shape[:-1]) + (1, dout.shape[-1]))
     return (grad_for(x, matmul_p(mul_p(u, ds), vh)),)
+
+
+# ----------------------------------------------------------------- inverse and determinants
+def _square_infer(name):
+    def infer(attrs, x):
+        d = np.dtype(x.dtype)
+        if not (d.kind in "fc" or d == D.bfloat16.np):
+            raise TypeError(f"For '{name}', the input must be a floating-point or complex "
+                            f"tensor, but got {dtype_name(d)}.")
+        if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"For '{name}', the input must be a (batch of) square matrices, "
+                             f"but got shape {list(x.shape)}.")
+        return ShapedArray(tuple(x.shape), d)
+    return infer
+
+
+def _make_inverse(xp):
+    def inverse(x):
+        _square_infer("MatrixInverse")({}, x)
+        return _in_float32(xp, xp.linalg.inv, x)
+    return inverse
+
+
+inverse_p = Primitive("MatrixInverse", _make_inverse, kind="opaque", n_inputs=1,
+                      infer=_square_infer("MatrixInverse"))
+
+
+@inverse_p.def_grad(inputs=(), output=True)
+def _inverse_grad(attrs, inputs, out, dout):
+    """d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T."""
+    from .math import neg_p
+    (x,) = inputs
+    inv_t = swap_last(out)
+    return (grad_for(x, neg_p(matmul_p(inv_t, matmul_p(dout, inv_t)))),)
+
+
+def _det_infer(attrs, x, name="MatrixDeterminant"):
+    s = _square_infer(name)(attrs, x)
+    return ShapedArray(tuple(x.shape[:-2]), s.dtype)
+
+
+def _make_det(xp):
+    def det(x):
+        _square_infer("MatrixDeterminant")({}, x)
+        return xp.asarray(_in_float32(xp, xp.linalg.det, x))
+    return det
+
+
+det_p = Primitive("MatrixDeterminant", _make_det, kind="opaque", n_inputs=1, infer=_det_infer)
+
+
+@det_p.def_grad(inputs=(0,), output=True)
+def _det_grad(attrs, inputs, out, dout):
+    """d det(A) = det(A) tr(A^-1 dA), so dA = g det(A) A^-T (A must be invertible)."""
+    from .array import reshape_p
+    from .math import mul_p
+    (x,) = inputs
+    scale = reshape_p(mul_p(dout, out), shape=tuple(out.shape) + (1, 1))
+    return (grad_for(x, mul_p(scale, swap_last(inverse_p(x)))),)
+
+
+def _slogdet_infer(attrs, x):
+    s = _det_infer(attrs, x, "LogMatrixDeterminant")
+    return s, s
+
+
+def _make_slogdet(xp):
+    def slogdet(x):
+        _square_infer("LogMatrixDeterminant")({}, x)
+        half = x.dtype in _HALF
+        sign, logabs = xp.linalg.slogdet(x.astype(np.float32) if half else x)
+        sign, logabs = xp.asarray(sign), xp.asarray(logabs)
+        return (sign.astype(x.dtype), logabs.astype(x.dtype)) if half else (sign, logabs)
+    return slogdet
+
+
+slogdet_p = Primitive("LogMatrixDeterminant", _make_slogdet, kind="opaque", n_inputs=1,
+                      multiple_results=True, infer=_slogdet_infer)
+
+
+@slogdet_p.def_grad(inputs=(0,))
+def _slogdet_grad(attrs, inputs, out, douts):
+    """The sign is piecewise constant; d log|det A| = tr(A^-1 dA), so dA = g A^-T."""
+    from .array import reshape_p
+    from .math import mul_p
+    (x,) = inputs
+    g = douts[1]
+    if g is None:
+        return (None,)
+    g = reshape_p(g, shape=tuple(g.shape) + (1, 1))
+    return (grad_for(x, mul_p(g, swap_last(inverse_p(x)))),)

@@ -16,7 +16,8 @@ import numpy as np
 from .._core import primitive as P
 from .._prims import math as M
 from .._prims import reduce as R
-from .._prims.array import broadcast_to_p, reshape_p, transpose_p
+from .._prims import linalg as L
+from .._prims.array import broadcast_to_p, eye_p, reshape_p, roll_p, transpose_p
 from .._prims.linalg import einsum_p, matmul_p, swap_last
 from ._utils import as_tensor, normalize_dim, to_np_dtype
 
@@ -391,6 +392,106 @@ def kron(input, other):
     left = reshape_p(a, shape=tuple(s for d in sa for s in (d, 1)))
     right = reshape_p(b, shape=tuple(s for d in sb for s in (1, d)))
     return reshape_p(M.mul_p(left, right), shape=tuple(p * q for p, q in zip(sa, sb)))
+
+
+# ----------------------------------------------------------------- inverse, determinants
+def inverse(input):
+    """Inverse of a (batch of) square matrices (floating-point or complex)."""
+    return L.inverse_p(as_tensor(input))
+
+
+def det(input):
+    """Determinant of a (batch of) square matrices."""
+    return L.det_p(as_tensor(input))
+
+
+matrix_determinant = det
+
+
+def slogdet(input):
+    """``(sign, log|det|)`` of a (batch of) square matrices."""
+    return L.slogdet_p(as_tensor(input))
+
+
+log_matrix_determinant = slogdet
+
+
+def logdet(input):
+    """``log(det(input))``: NaN where the determinant is negative, -inf where it is 0."""
+    sign, logabs = slogdet(input)
+    return M.where_p(M.greater_p(sign, 0), logabs,
+                     M.where_p(M.equal_p(sign, 0), float("-inf"), float("nan")))
+
+
+def matrix_power(input, n):
+    """``input`` multiplied by itself ``n`` times (``n < 0``: powers of the inverse;
+    ``n == 0``: identity matrices)."""
+    x = as_tensor(input)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise _rank_error("matrix_power", "input", x, "a (batch of) square matrices")
+    n = int(n)
+    if n == 0:
+        k = x.shape[-1]
+        return broadcast_to_p(eye_p(n=k, m=k, dtype=x._data.dtype), shape=tuple(x.shape))
+    if n < 0:
+        x, n = inverse(x), -n
+    result, square = None, x
+    while n:                                   # binary powering: O(log n) products
+        if n & 1:
+            result = square if result is None else matmul_p(result, square)
+        n >>= 1
+        if n:
+            square = matmul_p(square, square)
+    return result
+
+
+# ----------------------------------------------------------------- cross, distances, addr
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along ``dim`` (default: the first dimension of size 3)."""
+    a, b = as_tensor(input), as_tensor(other)
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    if dim is None:
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise ValueError(f"For 'cross', no dimension of size 3 in shape {list(shape)}.")
+        dim = dims[0]
+    d = normalize_dim("cross", dim, len(shape), "dim")
+    if shape[d] != 3:
+        raise ValueError(f"For 'cross', dimension {d} must have size 3, but the inputs "
+                         f"broadcast to {list(shape)}.")
+    a, b = broadcast_to_p(a, shape=shape), broadcast_to_p(b, shape=shape)
+
+    def rolled(t, k):
+        return roll_p(t, shifts=(k,), axes=(d,))
+    # (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}, indices modulo 3
+    return M.sub_p(M.mul_p(rolled(a, -1), rolled(b, -2)), M.mul_p(rolled(a, -2), rolled(b, -1)))
+
+
+def cdist(x1, x2, p=2.0):
+    """p-norm distances between the rows of ``x1`` ``(.., P, M)`` and ``x2`` ``(.., R, M)``:
+    shape ``(.., P, R)``."""
+    a, b = as_tensor(x1), as_tensor(x2)
+    for arg, x in (("x1", a), ("x2", b)):
+        if x.ndim < 2:
+            raise _rank_error("cdist", arg, x, "at least 2-D")
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"For 'cdist', 'x1' and 'x2' must have the same number of columns, "
+                         f"but got {a.shape[-1]} and {b.shape[-1]}.")
+    from ._reduce import vector_norm
+    rows = reshape_p(a, shape=tuple(a.shape[:-1]) + (1, a.shape[-1]))
+    cols = reshape_p(b, shape=tuple(b.shape[:-2]) + (1,) + tuple(b.shape[-2:]))
+    return vector_norm(M.sub_p(rows, cols), p, -1)
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (all elements)."""
+    from ._reduce import vector_norm
+    return vector_norm(M.sub_p(as_tensor(input), as_tensor(other)), p)
+
+
+def addr(x, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * x + alpha * outer(vec1, vec2)``."""
+    return _scaled_sum(x, outer(vec1, vec2), beta, alpha)
 
 
 # ----------------------------------------------------------------- Tensor methods

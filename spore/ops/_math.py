@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._prims import math as M
 from .._prims.array import cast_p
 from .._prims.special import identity_p
@@ -293,6 +295,144 @@ def where(condition, input=None, other=None):
 
 def select(cond, x, y):
     return M.where_p(cond, x, y)
+
+
+# ----------------------------------------------------------------- more arithmetic (composites)
+def _require_float(name, *xs):
+    for x in xs:
+        d = getattr(getattr(x, "_data", None), "dtype", None)
+        if d is not None and d.kind in "biu":
+            raise TypeError(f"For '{name}', the inputs must be floating-point tensors, but got "
+                            f"{x.dtype}.")
+
+
+def addcmul(input, tensor1, tensor2, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    return M.add_p(input, M.mul_p(M.mul_p(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, value=1):
+    """``input + value * tensor1 / tensor2`` (floating-point inputs)."""
+    _require_float("addcdiv", input, tensor1, tensor2)
+    return M.add_p(input, M.mul_p(M.div_p(tensor1, tensor2), value))
+
+
+def addn(x):
+    """Sum of a list or tuple of tensors of one shape and dtype."""
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError("For 'addn', 'x' must be a non-empty list or tuple of tensors.")
+    out = x[0]
+    for t in x[1:]:
+        out = M.add_p(out, t)
+    return out if len(x) > 1 else identity_p(out)
+
+
+accumulate_n = addn
+
+
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` without overflow (floating-point inputs)."""
+    _require_float("logaddexp", input, other)
+    m = M.maximum_p(input, other)
+    gap = M.where_p(M.equal_p(input, other), 0.0, M.neg_p(M.abs_p(M.sub_p(input, other))))
+    return M.add_p(m, M.log1p_p(M.exp_p(gap)))
+
+
+def logaddexp2(input, other):
+    """``log2(2**input + 2**other)`` without overflow (floating-point inputs)."""
+    _require_float("logaddexp2", input, other)
+    m = M.maximum_p(input, other)
+    gap = M.where_p(M.equal_p(input, other), 0.0, M.neg_p(M.abs_p(M.sub_p(input, other))))
+    return M.add_p(m, M.mul_p(M.log1p_p(M.exp_p(M.mul_p(gap, math.log(2.0)))),
+                              1.0 / math.log(2.0)))
+
+
+def xlogy(input, other):
+    """``input * log(other)``, and 0 where ``input`` is 0 (even if ``other <= 0``)."""
+    undefined = M.logical_and_p(M.equal_p(input, 0), M.less_equal_p(other, 0))
+    return M.mul_p(input, M.log_p(M.where_p(undefined, 1, other)))
+
+
+def xdivy(x, y):
+    """``x / y``, and 0 where ``x`` is 0 (even if ``y`` is 0)."""
+    undefined = M.logical_and_p(M.equal_p(x, 0), M.equal_p(y, 0))
+    return M.div_p(x, M.where_p(undefined, 1, y))
+
+
+def hypot(input, other):
+    """``sqrt(input**2 + other**2)``."""
+    return M.sqrt_p(M.add_p(M.mul_p(input, input), M.mul_p(other, other)))
+
+
+def deg2rad(x):
+    return M.mul_p(x, math.pi / 180.0)
+
+
+def rad2deg(x):
+    return M.mul_p(x, 180.0 / math.pi)
+
+
+def logit(input, eps=None):
+    """``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped to ``[eps, 1 - eps]``."""
+    p = input if eps is None else clamp(input, eps, 1.0 - eps)
+    return M.log_p(M.div_p(p, M.sub_p(1.0, p)))
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in Float64 (Complex128 for complex inputs)."""
+    def widen(v):
+        if hasattr(v, "_data"):
+            return cast_p(v, dtype=np.complex128 if v._data.dtype.kind == "c" else np.float64)
+        return v
+    return M.pow_p(widen(input), widen(exponent))
+
+
+def positive(input):
+    return identity_p(input)
+
+
+def frac(x):
+    """The fractional part, ``x - trunc(x)`` (with the sign of ``x``)."""
+    return M.sub_p(x, M.trunc_p(x))
+
+
+def truncate_div(x, y):
+    """Division rounded towards zero."""
+    return div(x, y, rounding_mode="trunc")
+
+
+def truncate_mod(x, y):
+    """Remainder of the truncated division (the sign of ``x``), i.e. ``fmod``."""
+    return M.fmod_p(x, y)
+
+
+floordiv = floor_div
+floormod = floor_mod
+
+
+def inv(x):
+    return M.reciprocal_p(x)
+
+
+def isposinf(input):
+    return M.logical_and_p(M.isinf_p(input), M.greater_p(input, 0))
+
+
+def isneginf(input):
+    return M.logical_and_p(M.isinf_p(input), M.less_p(input, 0))
+
+
+def heaviside(input, values):
+    """0 where ``input < 0``, 1 where ``input > 0`` and ``values`` where it is 0."""
+    step = M.where_p(M.greater_p(input, 0), 1, 0)
+    return cast_p(M.where_p(M.equal_p(input, 0), values, step), dtype=input._data.dtype)
+
+
+def sinc(input):
+    """``sin(pi x) / (pi x)``, 1 at 0 (its gradient there is 0, not NaN)."""
+    zero = M.equal_p(input, 0)
+    scaled = M.mul_p(M.where_p(zero, 1.0, input), math.pi)
+    return M.where_p(zero, 1.0, M.div_p(M.sin_p(scaled), scaled))
 
 
 # ----------------------------------------------------------------- comparisons and logic

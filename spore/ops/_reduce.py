@@ -302,9 +302,16 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
         return R.sum_p(M.abs_p(x), axis=ax, keepdims=keep)
     if ord == 2:
         a = M.abs_p(x) if x._data.dtype.kind == "c" else x
-        return M.sqrt_p(R.sum_p(M.mul_p(a, a), axis=ax, keepdims=keep))
+        return _safe_sqrt(R.sum_p(M.mul_p(a, a), axis=ax, keepdims=keep))
     s = R.sum_p(M.pow_p(M.abs_p(x), float(ord)), axis=ax, keepdims=keep)
     return M.pow_p(s, 1.0 / float(ord))
+
+
+def _safe_sqrt(s):
+    """``sqrt(s)`` whose gradient at ``s == 0`` is 0 rather than NaN (the subgradient at a
+    zero vector that PyTorch and MindSpore's norms use)."""
+    positive = M.greater_p(s, 0)
+    return M.where_p(positive, M.sqrt_p(M.where_p(positive, s, 1)), 0)
 
 
 def _real(x):

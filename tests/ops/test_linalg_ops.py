@@ -125,7 +125,56 @@ EINSUM = [
         ("...->...", ((2, 3),)),
     ]]
 
-ALL = PRODUCTS + CONTRACTIONS + EINSUM
+def _well_conditioned(*shape):
+    """Random matrices plus a multiple of the identity (safely invertible)."""
+    def make(rng):
+        n = shape[-1]
+        return rng.uniform(-1, 1, size=shape) + 3 * np.eye(n)
+    return make
+
+
+def _np_cdist(a, b, p=2.0):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == np.inf:
+        return d.max(-1)
+    return (d ** p).sum(-1) ** (1 / p)
+
+
+def _np_matrix_power(x, n):
+    return np.linalg.matrix_power(x, n)
+
+
+MATRIX_FUNCTIONS = [
+    OpCase("inverse", ops.inverse, np.linalg.inv, [_well_conditioned(3, 3)], rtol=1e-4),
+    OpCase("inverse-batch", ops.inverse, np.linalg.inv, [_well_conditioned(2, 3, 3)], rtol=1e-4),
+    OpCase("det", ops.det, np.linalg.det, [_well_conditioned(3, 3)], rtol=1e-4),
+    OpCase("det-batch", ops.det, np.linalg.det, [_well_conditioned(2, 2, 2)], rtol=1e-4),
+    OpCase("slogdet", ops.slogdet, lambda x: tuple(np.linalg.slogdet(x)),
+           [lambda r: np.array([[2.0, 1.0], [1.0, -3.0]])]),
+    OpCase("logdet", ops.logdet, lambda x: np.log(np.linalg.det(x)), [_well_conditioned(3, 3)],
+           rtol=1e-4),
+    OpCase("matrix_power-3", lambda x: ops.matrix_power(x, 3),
+           lambda x: _np_matrix_power(x, 3), [(3, 3)], rtol=1e-4),
+    OpCase("matrix_power-5-batch", lambda x: ops.matrix_power(x, 5),
+           lambda x: _np_matrix_power(x, 5), [(2, 2, 2)], domain=(-1, 1), rtol=1e-4),
+    OpCase("matrix_power--2", lambda x: ops.matrix_power(x, -2),
+           lambda x: _np_matrix_power(x, -2), [_well_conditioned(3, 3)], rtol=1e-4),
+    OpCase("matrix_power-0", lambda x: ops.matrix_power(x, 0),
+           lambda x: _np_matrix_power(x, 0), [(3, 3)], grad=False),
+    OpCase("cross", ops.cross, lambda a, b: np.cross(a, b), [(2, 3), (2, 3)]),
+    OpCase("cross-dim", lambda a, b: ops.cross(a, b, 0), lambda a, b: np.cross(a, b, axis=0),
+           [(3, 2), (3, 1)]),
+    OpCase("cdist", ops.cdist, _np_cdist, [(3, 4), (5, 4)]),
+    OpCase("cdist-p1", lambda a, b: ops.cdist(a, b, 1.0), lambda a, b: _np_cdist(a, b, 1.0),
+           [(2, 3, 4), (2, 5, 4)]),
+    OpCase("cdist-inf", lambda a, b: ops.cdist(a, b, float("inf")),
+           lambda a, b: _np_cdist(a, b, np.inf), [(3, 4), (5, 4)]),
+    OpCase("dist", ops.dist, lambda a, b: np.linalg.norm((a - b).reshape(-1)), [(3, 4), (4,)]),
+    OpCase("addr", lambda x, u, v: ops.addr(x, u, v, beta=2.0, alpha=0.5),
+           lambda x, u, v: 2.0 * x + 0.5 * np.outer(u, v), [(2, 3), (2,), (3,)]),
+]
+
+ALL = PRODUCTS + CONTRACTIONS + EINSUM + MATRIX_FUNCTIONS
 
 
 @pytest.mark.parametrize("case", ALL, ids=case_id)
@@ -229,3 +278,23 @@ def test_tensor_methods():
     assert _t(3, 3).trace().item() == 12.0
     np.testing.assert_array_equal(a.matmul(b).asnumpy(), a.asnumpy() @ b.asnumpy())
     np.testing.assert_array_equal((a @ b).asnumpy(), a.asnumpy() @ b.asnumpy())
+
+
+def test_norm_gradient_at_zero_is_zero():
+    """The 2-norm's gradient at a zero vector is the zero subgradient, not NaN (so cdist of
+    a set with itself trains)."""
+    g = ops.grad(lambda x: ops.norm(x))(T(np.zeros(3, np.float32)))
+    np.testing.assert_array_equal(g.asnumpy(), [0.0, 0.0, 0.0])
+    x = T(np.arange(6.0).reshape(3, 2))
+    g = ops.grad(lambda t: ops.cdist(t, t).sum())(x)
+    assert np.isfinite(g.asnumpy()).all()
+
+
+def test_matrix_function_dtypes():
+    # MindSpore 2.10: matrix_power of Int32 stays Int32; inverse of Int32 is a TypeError
+    m = T(np.array([[2, 1], [1, 3]], np.int32))
+    assert ops.matrix_power(m, 2).dtype == ms.int32
+    assert ops.matrix_power(m, 2).asnumpy().tolist() == [[5, 5], [5, 10]]
+    with pytest.raises(TypeError, match="MatrixInverse"):
+        ops.inverse(m)
+    assert ops.det(m.astype(ms.float16)).dtype == ms.float16

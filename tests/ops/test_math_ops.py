@@ -92,7 +92,53 @@ BINARY = (
      OpCase("rpow-scalar", lambda x: 2.0 ** x, lambda x: 2.0 ** x, (3, 4), rtol=1e-5)]
 )
 
-ALL = UNARY + BINARY
+def _np_logit(p, eps=None):
+    p = p if eps is None else np.clip(p, eps, 1 - eps)
+    return np.log(p / (1 - p))
+
+
+COMPOSITES = [
+    OpCase("addcmul", lambda i, a, b: ops.addcmul(i, a, b, 0.5), lambda i, a, b: i + 0.5 * a * b,
+           [(3, 4), (4,), (3, 1)]),
+    OpCase("addcdiv", lambda i, a, b: ops.addcdiv(i, a, b, 2.0), lambda i, a, b: i + 2.0 * a / b,
+           [(3, 4), (3, 4), (4,)], domain=POS),
+    OpCase("addn", lambda a, b, c: ops.addn([a, b, c]), lambda a, b, c: a + b + c,
+           [(2, 3), (2, 3), (2, 3)]),
+    OpCase("logaddexp", ops.logaddexp, np.logaddexp, [(3, 4), (4,)]),
+    OpCase("logaddexp-large", ops.logaddexp, np.logaddexp,
+           [lambda r: np.array([800.0, -800.0, 3.0]), lambda r: np.array([799.0, -801.0, 3.5])]),
+    OpCase("logaddexp2", ops.logaddexp2, np.logaddexp2, [(3, 4), (3, 4)]),
+    OpCase("xlogy", ops.xlogy, lambda x, y: x * np.log(y),
+           [lambda r: np.array([0.0, 1.5, 2.0]), lambda r: np.array([0.5, 2.0, 3.0])]),
+    OpCase("xlogy-zeros", ops.xlogy, lambda x, y: np.where(x == 0, 0.0, x * np.log(y)),
+           [lambda r: np.array([0.0, 0.0, 2.0]), lambda r: np.array([0.0, -1.0, 3.0])],
+           grad=False),
+    OpCase("xdivy", ops.xdivy, lambda x, y: x / y,
+           [lambda r: np.array([0.0, 1.5, 2.0]), lambda r: np.array([0.5, 2.0, 3.0])]),
+    OpCase("xdivy-zeros", ops.xdivy, lambda x, y: np.where(x == 0, 0.0, x / np.where(y == 0, 1, y)),
+           [lambda r: np.array([0.0, 1.5]), lambda r: np.array([0.0, 2.0])], grad=False),
+    OpCase("hypot", ops.hypot, np.hypot, [(3, 4), (3, 4)], domain=POS),
+    OpCase("deg2rad", ops.deg2rad, np.deg2rad, (3, 4)),
+    OpCase("rad2deg", ops.rad2deg, np.rad2deg, (3, 4), grad_rtol=1e-3),
+    OpCase("logit", ops.logit, _np_logit, (3, 4), domain=(0.1, 0.9)),
+    OpCase("logit-eps", lambda x: ops.logit(x, eps=0.2), lambda x: _np_logit(x, 0.2),
+           [lambda r: np.array([0.0, 0.5, 0.7, 1.0])], grad=False),
+    OpCase("float_power", ops.float_power, np.float_power, [(3, 4), (3, 4)], domain=POS,
+           out_dtype=ms.float64),
+    OpCase("frac", ops.frac, lambda x: x - np.trunc(x), (3, 4), domain=(-3.0, 3.0)),
+    OpCase("truncate_mod", ops.truncate_mod, np.fmod, [(3, 4), (4,)], domain=POS),
+    OpCase("inv", ops.inv, np.reciprocal, (3, 4), domain=POS),
+    OpCase("sinc", ops.sinc, np.sinc, [lambda r: np.array([0.0, 0.3, -1.5, 2.25])]),
+    OpCase("heaviside", ops.heaviside, np.heaviside,
+           [lambda r: np.array([-1.5, 0.0, 2.0]), lambda r: np.array([0.5, 0.25, 0.75])],
+           grad=False),
+    OpCase("isposinf", ops.isposinf, np.isposinf,
+           [lambda r: np.array([np.inf, -np.inf, 1.0])], grad=False),
+    OpCase("isneginf", ops.isneginf, np.isneginf,
+           [lambda r: np.array([np.inf, -np.inf, 1.0])], grad=False),
+]
+
+ALL = UNARY + BINARY + COMPOSITES
 
 
 @pytest.mark.parametrize("case", ALL, ids=case_id)
