@@ -62,19 +62,26 @@ def _length_field(field, payload):
     return _key(field, LENGTH) + _varint(len(payload)) + payload
 
 
-def encode_tensor(dims, tensor_type, content):
-    """A serialized ``TensorProto``."""
-    parts = [_key(1, VARINT) + _varint(int(d)) for d in dims]
-    parts.append(_length_field(2, tensor_type.encode("utf-8")))
-    parts.append(_length_field(3, bytes(content)))
-    return b"".join(parts)
+def _length_prefix(field, size):
+    return _key(field, LENGTH) + _varint(size)
+
+
+def entry_prefix(tag, dims, tensor_type, content_size):
+    """The bytes of a serialized one-``Value`` ``Checkpoint`` that precede its tensor
+    content: the content is the message's last field, so ``prefix + content`` is the
+    whole message and large contents are written without being copied."""
+    tensor_head = b"".join(_key(1, VARINT) + _varint(int(d)) for d in dims) + \
+        _length_field(2, tensor_type.encode("utf-8")) + _length_prefix(3, content_size)
+    tensor_size = len(tensor_head) + content_size
+    value_head = _length_field(1, tag.encode("utf-8")) + _length_prefix(2, tensor_size)
+    value_size = len(value_head) + tensor_size
+    return _length_prefix(1, value_size) + value_head + tensor_head
 
 
 def encode_entry(tag, dims, tensor_type, content):
     """A serialized ``Checkpoint`` holding one ``Value`` (what MindSpore writes per slice)."""
-    value = _length_field(1, tag.encode("utf-8")) + \
-        _length_field(2, encode_tensor(dims, tensor_type, content))
-    return _length_field(1, value)
+    content = bytes(content)
+    return entry_prefix(tag, dims, tensor_type, len(content)) + content
 
 
 # ----------------------------------------------------------------------------- decoding

@@ -254,8 +254,9 @@ def _write_ckpt(f, records, crc_check):
 
 
 def _entry_chunks(name, value):
-    """One serialized ``Checkpoint`` per slice; parameters over SLICE_SIZE KiB are split
-    along axis 0 (``numpy.array_split``), each slice carrying the full dims."""
+    """The bytes of one serialized ``Checkpoint`` per slice, as (prefix, content) pieces;
+    parameters over SLICE_SIZE KiB are split along axis 0 (``numpy.array_split``), each
+    slice carrying the full dims."""
     if isinstance(value, str):
         yield proto.encode_entry(name, [0], _STR_TYPE, _str_content(value))
         return
@@ -263,7 +264,14 @@ def _entry_chunks(name, value):
     count = -(-value.nbytes // (SLICE_SIZE * 1024)) if value.nbytes > SLICE_SIZE * 1024 else 1
     pieces = np.array_split(value, count) if count > 1 else [value]
     for piece in pieces:
-        yield proto.encode_entry(name, value.shape, tensor_type, piece.tobytes())
+        content = _byte_view(piece)
+        yield proto.entry_prefix(name, value.shape, tensor_type, len(content))
+        yield content
+
+
+def _byte_view(array):
+    """C-order bytes of ``array`` as a uint8 array (no copy when already contiguous)."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
 
 
 def _str_content(text):
@@ -290,7 +298,7 @@ def _safetensors_crc(arrays):
     crc = 0
     for name in sorted(arrays):
         crc = binascii.crc32(name.encode("utf-8"), crc)
-        crc = binascii.crc32(arrays[name].tobytes(), crc)
+        crc = binascii.crc32(_byte_view(arrays[name]), crc)
     return crc
 
 
