@@ -12,6 +12,7 @@ names.
 from __future__ import annotations
 
 import collections
+import warnings
 import itertools
 import re
 
@@ -155,6 +156,8 @@ class Cell:
         if execution_mode() == GRAPH_MODE and _graph_runner is not None:
             out = _graph_runner(self, args, kwargs)
         else:
+            if execution_mode() == GRAPH_MODE:
+                _warn_graph_mode_eager()
             out = self.construct(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
@@ -371,4 +374,14 @@ def _cast(x, dtype):
 # Graph mode plugs in here: a callable (cell, args, kwargs) -> outputs that compiles and
 # runs ``construct``. Until it exists, GRAPH_MODE cells run eagerly (same numbers).
 _graph_runner = None
+_warned_graph_mode = False
+
+
+def _warn_graph_mode_eager():
+    global _warned_graph_mode
+    if not _warned_graph_mode:
+        _warned_graph_mode = True
+        warnings.warn("GRAPH_MODE: Spore's graph compiler is not available yet, so Cells run "
+                      "in PyNative mode (same results, eager speed).", RuntimeWarning,
+                      stacklevel=3)
 
