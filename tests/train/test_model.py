@@ -344,3 +344,11 @@ def test_model_with_dynamic_loss_scale(capsys):
     np.testing.assert_allclose(net.weight.asnumpy(), MS_FINAL_WEIGHT, rtol=1e-5, atol=1e-7)
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "epoch: 1 step: 4, loss is " + str(ms.Tensor(np.float32(MS_LOSSES[3])))
+
+
+def test_reduce_lr_on_plateau_with_a_real_optimizer():
+    from spore.train import ReduceLROnPlateau
+    net, model = classification_model()
+    # the last losses of epochs 1 and 2 are MS_LOSSES[3] < MS_LOSSES[7]: one plateau epoch
+    model.train(2, classification_data(), callbacks=[ReduceLROnPlateau("loss", 0.5, patience=0)])
+    assert model.train_network.optimizer.learning_rate.asnumpy() == np.float32(0.05)
