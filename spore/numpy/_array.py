@@ -23,14 +23,17 @@ def concatenate(arrays, axis=0):
 
 
 def stack(arrays, axis=0):
+    """Join along a new axis ``axis``."""
     return ops.stack(_tensors(arrays), axis)
 
 
 def hstack(tup):
+    """Join along the second axis (the first for 1-D inputs)."""
     return ops.hstack(_tensors(tup))
 
 
 def vstack(tup):
+    """Join along the first axis (1-D inputs become rows)."""
     return ops.vstack(_tensors(tup))
 
 
@@ -48,10 +51,12 @@ def where(condition, x=None, y=None):
 
 
 def reshape(x, new_shape):
+    """Reshape to ``new_shape`` (one dimension may be -1)."""
     return ops.reshape(_tensor(x), (new_shape,) if isinstance(new_shape, int) else new_shape)
 
 
 def ravel(x):
+    """The elements as a 1-D tensor."""
     x = _tensor(x)
     return ops.reshape(x, (x.size,))
 
@@ -63,10 +68,12 @@ def transpose(a, axes=None):
 
 
 def swapaxes(x, axis1, axis2):
+    """Exchange two dimensions."""
     return ops.swapaxes(_tensor(x), axis1, axis2)
 
 
 def moveaxis(a, source, destination):
+    """Move dimensions ``source`` to positions ``destination``."""
     return ops.movedim(_tensor(a), source, destination)
 
 
@@ -87,10 +94,12 @@ def squeeze(a, axis=None):
 
 
 def tile(a, reps):
+    """Repeat the whole tensor ``reps`` times along each dimension."""
     return ops.tile(_tensor(a), (reps,) if isinstance(reps, int) else tuple(reps))
 
 
 def broadcast_to(array, shape):
+    """Broadcast ``array`` to ``shape``."""
     return ops.broadcast_to(_tensor(array), shape)
 
 
@@ -107,6 +116,7 @@ def split(x, indices_or_sections, axis=0):
 
 
 def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
     m = _tensor(m)
     axes = tuple(range(m.ndim)) if axis is None else (
         tuple(axis) if isinstance(axis, (tuple, list)) else (axis,))
@@ -114,6 +124,7 @@ def flip(m, axis=None):
 
 
 def diag(v, k=0):
+    """The ``k``-th diagonal of a matrix, or a diagonal matrix from a vector."""
     v = _tensor(v)
     if k == 0:
         return ops.diag(v) if v.ndim == 1 else ops.diagonal(v)
@@ -123,10 +134,12 @@ def diag(v, k=0):
 
 
 def triu(m, k=0):
+    """Zero the elements below the ``k``-th diagonal."""
     return ops.triu(_tensor(m), k)
 
 
 def tril(m, k=0):
+    """Zero the elements above the ``k``-th diagonal."""
     return ops.tril(_tensor(m), k)
 
 

@@ -64,10 +64,12 @@ def asfarray(a, dtype=D.float32):
 
 
 def zeros(shape, dtype=D.float32):
+    """Zeros of ``shape`` (Float32 by default)."""
     return ops.zeros(_shape(shape), dtype)
 
 
 def ones(shape, dtype=D.float32):
+    """Ones of ``shape`` (Float32 by default)."""
     return ops.ones(_shape(shape), dtype)
 
 
@@ -94,16 +96,19 @@ def _like(a, dtype, shape):
 
 
 def zeros_like(a, dtype=None, shape=None):
+    """Zeros with the shape and dtype of ``a`` (or ``dtype``/``shape``)."""
     dtype, shape = _like(a, dtype, shape)
     return ops.zeros(shape, dtype)
 
 
 def ones_like(a, dtype=None, shape=None):
+    """Ones with the shape and dtype of ``a`` (or ``dtype``/``shape``)."""
     dtype, shape = _like(a, dtype, shape)
     return ops.ones(shape, dtype)
 
 
 def empty_like(prototype, dtype=None, shape=None):
+    """A tensor like ``prototype`` (filled with zeros)."""
     dtype, shape = _like(prototype, dtype, shape)
     return ops.zeros(shape, dtype)
 
@@ -158,6 +163,7 @@ def eye(N, M=None, k=0, dtype=D.float32):
 
 
 def identity(n, dtype=D.float32):
+    """The ``n x n`` identity matrix."""
     return eye(n, dtype=dtype)
 
 

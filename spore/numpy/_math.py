@@ -106,6 +106,7 @@ def float_power(x1, x2, dtype=None):
 
 
 def round(a, decimals=0):
+    """Round half to even; ``decimals`` rounds to that many decimal places."""
     return ops.round(_tensor(a), decimals=decimals)
 
 
@@ -120,6 +121,7 @@ def clip(x, xmin, xmax, dtype=None):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|a - b| <= atol + rtol * |b|`` elementwise (Bool)."""
     return ops.isclose(_tensor(a), _operand(b), rtol, atol, equal_nan)
 
 
@@ -131,6 +133,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None):
 
 
 def nansum(a, axis=None, dtype=None, keepdims=False):
+    """Sum treating NaN as zero."""
     return ops.nansum(_tensor(a), axis, keepdims, dtype=dtype)
 
 
@@ -156,10 +159,12 @@ def average(x, axis=None, weights=None, returned=False):
 
 
 def std(x, axis=None, ddof=0, keepdims=False):
+    """Standard deviation over ``axis`` with ``ddof``."""
     return ops.std(_tensor(x), axis, ddof, keepdims)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
+    """Variance over ``axis`` with ``ddof``."""
     return ops.var(_tensor(x), axis, ddof, keepdims)
 
 
@@ -168,10 +173,12 @@ def _no_mask(where):
 
 
 def amax(a, axis=None, keepdims=False, initial=None, where=True):
+    """Maximum over ``axis``; ``initial`` is a lower bound, ``where`` masks elements."""
     return ops.amax(_tensor(a), axis, keepdims, initial=initial, where=_no_mask(where))
 
 
 def amin(a, axis=None, keepdims=False, initial=None, where=True):
+    """Minimum over ``axis``; ``initial`` is an upper bound, ``where`` masks elements."""
     return ops.amin(_tensor(a), axis, keepdims, initial=initial, where=_no_mask(where))
 
 
@@ -205,14 +212,17 @@ def cumsum(a, axis=None, dtype=None):
 
 
 def count_nonzero(x, axis=None, keepdims=False):
+    """Number of non-zero elements over ``axis`` (Int32)."""
     return ops.count_nonzero(_tensor(x), () if axis is None else axis, keepdims)
 
 
 def all(a, axis=None, keepdims=False):
+    """Whether all elements along ``axis`` are true (non-zero); Bool."""
     return ops.all(_tensor(a), axis, keepdims)
 
 
 def any(a, axis=None, keepdims=False):
+    """Whether any element along ``axis`` is true (non-zero); Bool."""
     return ops.any(_tensor(a), axis, keepdims)
 
 
@@ -223,26 +233,32 @@ def dot(a, b):
 
 
 def matmul(x1, x2, dtype=None):
+    """Matrix product (NumPy's rules); ``dtype`` casts the result."""
     return _cast(ops.matmul(_tensor(x1), _tensor(x2)), dtype)
 
 
 def tensordot(a, b, axes=2):
+    """Sum of products over ``axes`` (an int or a pair of axis lists)."""
     return ops.tensor_dot(_tensor(a), _tensor(b), axes)
 
 
 def outer(a, b):
+    """Outer product of the flattened inputs."""
     return ops.outer(_tensor(a), _tensor(b))
 
 
 def inner(a, b):
+    """Sum of products over the last axes."""
     return ops.inner(_tensor(a), _tensor(b))
 
 
 def kron(a, b):
+    """Kronecker product."""
     return ops.kron(_tensor(a), _tensor(b))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """Sum along the ``offset`` diagonal between ``axis1`` and ``axis2``."""
     return _tensor(a).trace(offset, axis1, axis2, dtype)
 
 

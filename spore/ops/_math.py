@@ -23,6 +23,7 @@ def add(input, other):
 
 
 def sub(input, other):
+    """``input - other`` with broadcasting and MindSpore's type promotion."""
     return M.sub_p(input, other)
 
 
@@ -30,6 +31,7 @@ subtract = sub
 
 
 def mul(input, other):
+    """``input * other`` with broadcasting and MindSpore's type promotion."""
     return M.mul_p(input, other)
 
 
@@ -63,6 +65,7 @@ def _common_int_dtype(a, b):
 
 
 def floor_div(input, other):
+    """``floor(input / other)``; integer inputs stay integers."""
     return M.floor_div_p(input, other)
 
 
@@ -70,10 +73,12 @@ floor_divide = floor_div
 
 
 def floor_mod(x, y):
+    """Remainder of the floored division (the sign of ``y``), as Python's ``%``."""
     return M.mod_p(x, y)
 
 
 def remainder(input, other):
+    """Remainder of the floored division (the sign of ``other``), as Python's ``%``."""
     return M.mod_p(input, other)
 
 
@@ -81,14 +86,17 @@ mod = remainder
 
 
 def fmod(input, other):
+    """Remainder of the truncated division (the sign of ``input``), as C's ``fmod``."""
     return M.fmod_p(input, other)
 
 
 def pow(input, exponent):
+    """``input ** exponent``; an integer raised to a negative integer truncates to 0."""
     return M.pow_p(input, exponent)
 
 
 def neg(input):
+    """``-input``."""
     return M.neg_p(input)
 
 
@@ -96,6 +104,7 @@ negative = neg
 
 
 def abs(input):
+    """``|input|``."""
     return M.abs_p(input)
 
 
@@ -103,75 +112,93 @@ absolute = abs
 
 
 def exp(input):
+    """``e ** input``; integers are computed in Float32."""
     return M.exp_p(input)
 
 
 def expm1(input):
+    """``exp(input) - 1``, accurate near 0."""
     return M.expm1_p(input)
 
 
 def log(input):
+    """Natural logarithm (``-inf`` at 0, NaN below); integers are computed in Float32."""
     return M.log_p(input)
 
 
 def log1p(input):
+    """``log(1 + input)``, accurate near 0."""
     return M.log1p_p(input)
 
 
 def log2(input):
+    """Base-2 logarithm."""
     return M.log2_p(input)
 
 
 def log10(input):
+    """Base-10 logarithm."""
     return M.mul_p(M.log_p(input), 1.0 / math.log(10.0))
 
 
 def exp2(input):
+    """``2 ** input``."""
     return M.pow_p(2.0, input) if not hasattr(input, "_data") else M.exp_p(
         M.mul_p(input, math.log(2.0)))
 
 
 def sqrt(x):
+    """Square root; integers are computed in Float32."""
     return M.sqrt_p(x)
 
 
 def rsqrt(input):
+    """``1 / sqrt(input)``."""
     return M.rsqrt_p(input)
 
 
 def square(input):
+    """``input * input``."""
     return M.square_p(input)
 
 
 def reciprocal(input):
+    """``1 / input``; integers are computed in Float32."""
     return M.reciprocal_p(input)
 
 
 def sin(input):
+    """Sine (radians)."""
     return M.sin_p(input)
 
 
 def cos(input):
+    """Cosine (radians)."""
     return M.cos_p(input)
 
 
 def tan(input):
+    """Tangent (radians)."""
     return M.tan_p(input)
 
 
 def asin(input):
+    """Inverse sine."""
     return M.asin_p(input)
 
 
 def acos(input):
+    """Inverse cosine."""
     return M.acos_p(input)
 
 
 def atan(input):
+    """Inverse tangent."""
     return M.atan_p(input)
 
 
 def atan2(input, other):
+    """Angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant."""
     return M.atan2_p(input, other)
 
 
@@ -179,26 +206,32 @@ arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
 
 
 def sinh(input):
+    """Hyperbolic sine."""
     return M.sinh_p(input)
 
 
 def cosh(input):
+    """Hyperbolic cosine."""
     return M.cosh_p(input)
 
 
 def tanh(input):
+    """Hyperbolic tangent."""
     return M.tanh_p(input)
 
 
 def asinh(input):
+    """Inverse hyperbolic sine."""
     return M.asinh_p(input)
 
 
 def acosh(input):
+    """Inverse hyperbolic cosine."""
     return M.acosh_p(input)
 
 
 def atanh(input):
+    """Inverse hyperbolic tangent."""
     return M.atanh_p(input)
 
 
@@ -206,22 +239,27 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
 def erf(input):
+    """The error function."""
     return M.erf_p(input)
 
 
 def erfc(input):
+    """The complementary error function ``1 - erf(input)``, accurate for large inputs."""
     return M.erfc_p(input)
 
 
 def floor(input):
+    """Round down; integers are returned unchanged."""
     return M.floor_p(input)
 
 
 def ceil(input):
+    """Round up; integers are returned unchanged."""
     return M.ceil_p(input)
 
 
 def round(input, *, decimals=0):
+    """Round half to even; ``decimals`` rounds to that many decimal places."""
     if decimals:
         scale = 10.0 ** decimals
         return M.div_p(M.round_p(M.mul_p(input, scale)), scale)
@@ -229,6 +267,7 @@ def round(input, *, decimals=0):
 
 
 def trunc(input):
+    """Round towards zero; integers are returned unchanged."""
     return M.trunc_p(input)
 
 
@@ -236,22 +275,27 @@ fix = trunc
 
 
 def sign(input):
+    """-1, 0 or 1 by the sign of each element."""
     return M.sign_p(input)
 
 
 def maximum(input, other):
+    """Elementwise maximum with broadcasting."""
     return M.maximum_p(input, other)
 
 
 def minimum(input, other):
+    """Elementwise minimum with broadcasting."""
     return M.minimum_p(input, other)
 
 
 def fmax(input, other):
+    """Elementwise maximum with broadcasting."""
     return M.maximum_p(input, other)
 
 
 def fmin(input, other):
+    """Elementwise minimum with broadcasting."""
     return M.minimum_p(input, other)
 
 
@@ -273,6 +317,7 @@ clip = clamp
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clip to ``[clip_value_min, clip_value_max]`` (see :func:`clamp`)."""
     return clamp(x, clip_value_min, clip_value_max)
 
 
@@ -282,6 +327,8 @@ def lerp(input, end, weight):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes by
+    default)."""
     return M.nan_to_num_p(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -294,6 +341,7 @@ def where(condition, input=None, other=None):
 
 
 def select(cond, x, y):
+    """``x`` where ``cond`` holds, else ``y`` (MindSpore's name for :func:`where`)."""
     return M.where_p(cond, x, y)
 
 
@@ -365,10 +413,12 @@ def hypot(input, other):
 
 
 def deg2rad(x):
+    """Degrees to radians."""
     return M.mul_p(x, math.pi / 180.0)
 
 
 def rad2deg(x):
+    """Radians to degrees."""
     return M.mul_p(x, 180.0 / math.pi)
 
 
@@ -388,6 +438,7 @@ def float_power(input, exponent):
 
 
 def positive(input):
+    """``+input`` (a copy)."""
     return identity_p(input)
 
 
@@ -411,14 +462,17 @@ floormod = floor_mod
 
 
 def inv(x):
+    """``1 / x``."""
     return M.reciprocal_p(x)
 
 
 def isposinf(input):
+    """Whether each element is ``+inf`` (Bool)."""
     return M.logical_and_p(M.isinf_p(input), M.greater_p(input, 0))
 
 
 def isneginf(input):
+    """Whether each element is ``-inf`` (Bool)."""
     return M.logical_and_p(M.isinf_p(input), M.less_p(input, 0))
 
 
@@ -437,6 +491,7 @@ def sinc(input):
 
 # ----------------------------------------------------------------- comparisons and logic
 def equal(input, other):
+    """``input == other`` (Bool)."""
     return M.equal_p(input, other)
 
 
@@ -444,6 +499,7 @@ eq = equal
 
 
 def not_equal(input, other):
+    """``input != other`` (Bool)."""
     return M.not_equal_p(input, other)
 
 
@@ -451,6 +507,7 @@ ne = not_equal
 
 
 def greater(input, other):
+    """``input > other`` (Bool)."""
     return M.greater_p(input, other)
 
 
@@ -458,6 +515,7 @@ gt = greater
 
 
 def greater_equal(input, other):
+    """``input >= other`` (Bool)."""
     return M.greater_equal_p(input, other)
 
 
@@ -465,6 +523,7 @@ ge = greater_equal
 
 
 def less(input, other):
+    """``input < other`` (Bool)."""
     return M.less_p(input, other)
 
 
@@ -472,6 +531,7 @@ lt = less
 
 
 def less_equal(input, other):
+    """``input <= other`` (Bool)."""
     return M.less_equal_p(input, other)
 
 
@@ -479,34 +539,42 @@ le = less_equal
 
 
 def logical_and(input, other):
+    """Elementwise logical AND (Bool)."""
     return M.logical_and_p(input, other)
 
 
 def logical_or(input, other):
+    """Elementwise logical OR (Bool)."""
     return M.logical_or_p(input, other)
 
 
 def logical_xor(input, other):
+    """Elementwise logical XOR (Bool)."""
     return M.logical_xor_p(input, other)
 
 
 def logical_not(input):
+    """Elementwise logical NOT (Bool)."""
     return M.logical_not_p(input)
 
 
 def bitwise_and(input, other):
+    """Bitwise AND of bool or integer tensors."""
     return M.bitwise_and_p(input, other)
 
 
 def bitwise_or(input, other):
+    """Bitwise OR of bool or integer tensors."""
     return M.bitwise_or_p(input, other)
 
 
 def bitwise_xor(input, other):
+    """Bitwise XOR of bool or integer tensors."""
     return M.bitwise_xor_p(input, other)
 
 
 def bitwise_not(input):
+    """Bitwise NOT of bool or integer tensors."""
     return M.invert_p(input)
 
 
@@ -514,26 +582,32 @@ invert = bitwise_not
 
 
 def bitwise_left_shift(input, other):
+    """``input << other`` for integer tensors."""
     return M.left_shift_p(input, other)
 
 
 def bitwise_right_shift(input, other):
+    """``input >> other`` for integer tensors."""
     return M.right_shift_p(input, other)
 
 
 def isnan(input):
+    """Whether each element is NaN (Bool)."""
     return M.isnan_p(input)
 
 
 def isinf(input):
+    """Whether each element is infinite (Bool)."""
     return M.isinf_p(input)
 
 
 def isfinite(input):
+    """Whether each element is finite (Bool)."""
     return M.isfinite_p(input)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (Bool)."""
     diff = M.abs_p(M.sub_p(input, other))
     tol = M.add_p(atol, M.mul_p(rtol, M.abs_p(other)))
     close = M.less_equal_p(diff, tol)
@@ -543,29 +617,30 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element satisfies :func:`isclose` (a Python bool)."""
     from .._prims.reduce import all_p
     return bool(all_p(isclose(input, other, rtol, atol, equal_nan)).item())
 
 
 def equal_all(x, y):
-    return bool(x.shape == y.shape and all_reduce_equal(x, y))
-
-
-def all_reduce_equal(x, y):
+    """Whether both tensors have the same shape and equal elements (a Python bool)."""
     from .._prims.reduce import all_p
-    return all_p(M.equal_p(x, y)).item()
+    return bool(x.shape == y.shape and all_p(M.equal_p(x, y)).item())
 
 
 # ----------------------------------------------------------------- activations (composites)
 def sigmoid(input):
+    """``1 / (1 + exp(-input))``, computed without overflow."""
     return M.sigmoid_p(input)
 
 
 def relu(input, inplace=False):
+    """``max(input, 0)``."""
     return M.relu_p(input)
 
 
 def relu6(x):
+    """``min(max(x, 0), 6)``."""
     return M.minimum_p(M.relu_p(x), 6.0)
 
 
@@ -575,15 +650,18 @@ def leaky_relu(input, alpha=0.2):
 
 
 def elu(input_x, alpha=1.0):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
     return M.where_p(M.greater_p(input_x, 0), input_x, M.mul_p(M.expm1_p(input_x), alpha))
 
 
 def selu(input_x):
+    """Scaled ELU with the self-normalising constants."""
     alpha, scale = 1.6732632423543772, 1.0507009873554805
     return M.mul_p(elu(input_x, alpha), scale)
 
 
 def celu(x, alpha=1.0):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     return M.add_p(M.relu_p(x), M.minimum_p(0.0, M.mul_p(M.expm1_p(M.div_p(x, alpha)), alpha)))
 
 
@@ -604,10 +682,12 @@ def gelu(input, approximate="none"):
 
 
 def fast_gelu(x):
+    """GELU approximated as ``x * sigmoid(1.702 x)``."""
     return M.mul_p(x, M.sigmoid_p(M.mul_p(x, 1.702)))
 
 
 def silu(input):
+    """``x * sigmoid(x)``."""
     return M.mul_p(input, M.sigmoid_p(input))
 
 
@@ -621,43 +701,53 @@ def softplus(input, beta=1, threshold=20):
 
 
 def mish(input):
+    """``x * tanh(softplus(x))``."""
     return M.mul_p(input, M.tanh_p(softplus(input)))
 
 
 def softsign(x):
+    """``x / (1 + |x|)``."""
     return M.div_p(x, M.add_p(M.abs_p(x), 1.0))
 
 
 def hardsigmoid(input):
+    """``clip(x / 6 + 1/2, 0, 1)``."""
     return M.minimum_p(M.maximum_p(M.add_p(M.div_p(input, 6.0), 0.5), 0.0), 1.0)
 
 
 def hardswish(x):
+    """``x * hardsigmoid(x)``."""
     return M.mul_p(x, hardsigmoid(x))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """Clip to ``[min_val, max_val]``."""
     return clamp(input, min_val, max_val)
 
 
 def logsigmoid(x):
+    """``log(sigmoid(x))``, computed without overflow."""
     return M.neg_p(softplus(M.neg_p(x)))
 
 
 def tanhshrink(input):
+    """``x - tanh(x)``."""
     return M.sub_p(input, M.tanh_p(input))
 
 
 def softshrink(input, lambd=0.5):
+    """Shrink towards 0 by ``lambd``; 0 inside ``[-lambd, lambd]``."""
     return M.where_p(M.greater_p(input, lambd), M.sub_p(input, lambd),
                      M.where_p(M.less_p(input, -lambd), M.add_p(input, lambd), 0.0))
 
 
 def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
     return M.where_p(M.greater_p(M.abs_p(input), lambd), input, 0.0)
 
 
 def threshold(input, thr, value):
+    """``input`` where ``input > thr``, else ``value``."""
     return M.where_p(M.greater_p(input, thr), input, value)
 
 

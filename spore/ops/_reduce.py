@@ -89,6 +89,7 @@ def mean(x, axis=None, keep_dims=False):
 
 
 def reduce_mean(x, axis=(), keep_dims=False):
+    """``ops.ReduceMean(keep_dims)(x, axis)`` as a function; ``axis=()`` reduces all."""
     return mean(x, axis, keep_dims)
 
 
@@ -158,10 +159,12 @@ def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
 
 
 def reduce_max(x, axis=(), keep_dims=False):
+    """``ops.ReduceMax(keep_dims)(x, axis)`` as a function; ``axis=()`` reduces all."""
     return amax(x, axis, keep_dims)
 
 
 def reduce_min(x, axis=(), keep_dims=False):
+    """``ops.ReduceMin(keep_dims)(x, axis)`` as a function; ``axis=()`` reduces all."""
     return amin(x, axis, keep_dims)
 
 
@@ -233,11 +236,13 @@ def median(input, axis=-1, keepdims=False):
 
 
 def all(input, axis=None, keep_dims=False):
+    """Whether all elements along ``axis`` are true (non-zero); Bool."""
     x = as_tensor(input)
     return R.all_p(x, axis=_axis("all", x, axis), keepdims=bool(keep_dims))
 
 
 def any(input, axis=None, keep_dims=False):
+    """Whether any element along ``axis`` is true (non-zero); Bool."""
     x = as_tensor(input)
     return R.any_p(x, axis=_axis("any", x, axis), keepdims=bool(keep_dims))
 
