@@ -29,7 +29,7 @@ from .callback import __all__ as _internal_callback_names
 from .callback import RunContext, TimeMonitor
 from .callback._callback import CallbackManager, InternalCallbackParam
 from .dataset_helper import DatasetHelper
-from .metrics import Loss, get_metric_fn, get_metrics
+from .metrics import Loss, get_metrics
 
 _KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
 _OLD_STYLE_HOOKS = {"begin", "end", "epoch_begin", "epoch_end", "step_begin", "step_end"}

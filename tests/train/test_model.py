@@ -284,7 +284,8 @@ def test_model_matches_mindspore(tmp_path, capsys):
     net, model = classification_model()
     assert type(model.train_network).__name__ == "TrainOneStepCell"
     assert type(model.eval_network).__name__ == "WithEvalCell"
-    ckpt = ModelCheckpoint(directory=str(tmp_path), config=CheckpointConfig(save_checkpoint_steps=4))
+    ckpt = ModelCheckpoint(directory=str(tmp_path),
+                           config=CheckpointConfig(save_checkpoint_steps=4))
     model.train(2, classification_data(), callbacks=[LossMonitor(), ckpt])
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(", loss is ")[0] for line in lines] == [

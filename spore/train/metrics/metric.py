@@ -47,7 +47,7 @@ class Metric(metaclass=ABCMeta):
         return getattr(self, "_indexes", None)
 
     def set_indexes(self, indexes):
-        """Pick evaluation outputs by position, e.g. ``[0, 2]`` for (logits, label); returns self."""
+        """Pick evaluation outputs by position (``[0, 2]``: logits, label); returns self."""
         if not isinstance(indexes, list) or not all(isinstance(i, int) for i in indexes):
             raise ValueError("For 'set_indexes', the argument 'indexes' must be a list and all "
                              "its elements must be int, please check whether it is correct.")
