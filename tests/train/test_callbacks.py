@@ -264,3 +264,31 @@ def test_progress_bar_plain(capsys):
     assert frames[3].endswith("samples/s\n")
     assert re.search(r"\d+\.\d ms/step \d+ samples/s", frames[0])
     assert frames[7].startswith("Epoch 2/2 [==========] 4/4")
+
+
+def test_progress_bar_uses_tqdm_when_available(monkeypatch):
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total, unit, file, desc):
+            self.total, self.desc, self.updates = total, desc, 0
+            self.postfix, self.closed = "", False
+            bars.append(self)
+
+        def set_postfix_str(self, text, refresh=True):
+            self.postfix = text
+
+        def update(self, n):
+            self.updates += n
+
+        def close(self):
+            self.closed = True
+    from spore.train.callback import _progress
+    monkeypatch.setattr(_progress, "_tqdm_class", lambda: FakeTqdm)
+    run_epochs([C.ProgressBar()], [[0.5, 0.25, 0.125]] * 2)
+    assert [(b.desc, b.total, b.updates, b.closed) for b in bars] == [
+        ("Epoch 1/2", 3, 3, True), ("Epoch 2/2", 3, 3, True)]
+    assert bars[0].postfix.startswith("loss: 0.1250 ") and bars[0].postfix.endswith("samples/s")
+    monkeypatch.setattr(_progress, "_tqdm_class", lambda: None)
+    with pytest.raises(ImportError, match="tqdm"):
+        C.ProgressBar(use_tqdm=True)
