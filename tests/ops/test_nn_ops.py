@@ -175,6 +175,19 @@ def test_softmax_is_stable_and_exact_at_extremes():
     np.testing.assert_allclose(ops.log_softmax(x).asnumpy()[0], [0, -1000, -2000])
 
 
+def test_softmax_rows_far_below_zero_or_above_the_exp_limit():
+    # exercises both sides of NOTE: [Softmax without the max pass] in spore/_prims/nn/softmax.py
+    rng = np.random.default_rng(0)
+    low = rng.standard_normal((4, 7)) - 300.0            # exp underflows: exact recompute
+    mixed = np.vstack([rng.standard_normal((4, 7)), low]).astype(np.float32)
+    high = (rng.standard_normal((4, 7)) + 90.0).astype(np.float32)     # exp would overflow
+    for x in (mixed, high):
+        np.testing.assert_allclose(ops.softmax(ms.Tensor(x)).asnumpy(), np_softmax(x),
+                                   rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(ops.log_softmax(ms.Tensor(x)).asnumpy(), np_log_softmax(x),
+                                   rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("call,exc,words", [
     (lambda: ops.softmax(ms.Tensor([1, 2, 3])), TypeError, ["Softmax", "Int64"]),
     (lambda: ops.softmax(ms.Tensor([1.0, 2.0]), axis=(0,)), TypeError, ["axis", "int"]),

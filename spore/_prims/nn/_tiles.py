@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-TILE_ELEMS = 1 << 16        # elements per block: a few blocks of float32 fit in L2
+TILE_ELEMS = 1 << 17        # elements per block (512 KiB of float32): a few fit in L2
 MIN_PARALLEL_BLOCKS = 4     # below this, threads cost more than they save
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from ..reduce import sum_p
-from ._common import (check_float, check_same_dtype, compute_dtype, skip_cotangent,
+from ._common import (check_float, check_same_dtype, compute_dtype, scratch, skip_cotangent,
                       validated)
 
 GEOMETRY = ("stride", "pads", "dilation", "groups")
@@ -48,10 +48,15 @@ def geometry(attrs):
 
 # ----------------------------------------------------------------- layouts
 def _pad(xp, x, pads):
+    """The zero-padded input, in scratch memory (NOTE: [Scratch buffers])."""
     if not any(pads):
         return x
     pt, pb, pl, pr = pads
-    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    n, c, h, w = x.shape
+    out = scratch(xp, "conv-pad", (n, c, h + pt + pb, w + pl + pr), x.dtype)
+    out.fill(0)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
 
 
 def _row_layout(stride):
@@ -79,12 +84,17 @@ def _im2col(xp, x, khw, stride, pads, dilation, batch_inner=False):
     taps, tap_strides = (c, kh, kw), (sc, dh * s_h, dw * s_w)
     length = int(np.prod(positions))
     if batch_inner:
-        view = xp.lib.stride_tricks.as_strided(x, taps + (n,) + positions,
-                                               tap_strides + (sn,) + row)
-        return (view.reshape(c * kh * kw, n * length),) + geometry
-    view = xp.lib.stride_tricks.as_strided(x, (n,) + taps + positions,
-                                           (sn,) + tap_strides + row)
-    return (view.reshape(n, c * kh * kw, length),) + geometry
+        shape, strides = taps + (n,) + positions, tap_strides + (sn,) + row
+        cols_shape = (c * kh * kw, n * length)
+    else:
+        shape, strides = (n,) + taps + positions, (sn,) + tap_strides + row
+        cols_shape = (n, c * kh * kw, length)
+    view = xp.lib.stride_tricks.as_strided(x, shape, strides)
+    if (kh, kw) == (1, 1) and not batch_inner and geometry[2] is not None:
+        return (view.reshape(cols_shape),) + geometry        # already a plain view of x
+    cols = scratch(xp, "im2col", shape, x.dtype)
+    cols[...] = view
+    return (cols.reshape(cols_shape),) + geometry
 
 
 def _from_cols(xp, y, oh, ow, row, bias=None):
@@ -110,9 +120,10 @@ def _to_cols(xp, dy, row):
     n, o, oh, ow = dy.shape
     if row is None:
         return xp.ascontiguousarray(dy).reshape(n, o, oh * ow)
-    buf = xp.zeros((n, o, oh * row), dy.dtype)
-    buf.reshape(n, o, oh, row)[..., :ow] = dy
-    return buf[..., :(oh - 1) * row + ow]
+    buf = scratch(xp, "conv-dy", (n, o, oh, row), dy.dtype)
+    buf[..., ow:] = 0
+    buf[..., :ow] = dy
+    return buf.reshape(n, o, oh * row)[..., :(oh - 1) * row + ow]
 
 
 def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow, row):
@@ -121,7 +132,9 @@ def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow, row):
     pt, pb, pl, pr = pads
     hp, wp = h + pt + pb, w + pl + pr
     (kh, kw), (sh, sw), (dh, dw) = khw, stride, dilation
-    dxp = xp.zeros((n, c, hp, wp), dcols.dtype)
+    dxp = (scratch(xp, "conv-dx", (n, c, hp, wp), dcols.dtype) if any(pads)
+           else xp.empty((n, c, hp, wp), dcols.dtype))
+    dxp.fill(0)
     if row is not None:
         flat = dxp.reshape(n, c, hp * wp)
         length = dcols.shape[-1]
@@ -149,8 +162,11 @@ def _make_conv2d(xp):
         o, _, kh, kw = w.shape
         n = x.shape[0]
         cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation)
-        y = xp.matmul(w.reshape(groups, o // groups, -1),
-                      cols.reshape(n, groups, -1, cols.shape[-1]))
+        shape = (n, groups, o // groups, cols.shape[-1])
+        # the row layout copies the GEMM output out again: it can live in scratch memory
+        y = scratch(xp, "conv-gemm", shape, cdt) if row is not None else xp.empty(shape, cdt)
+        xp.matmul(w.reshape(groups, o // groups, -1),
+                  cols.reshape(n, groups, -1, cols.shape[-1]), out=y)
         b = bias[0].astype(cdt, copy=False) if bias else None
         out = _from_cols(xp, y.reshape(n, o, -1), oh, ow, row, b)
         return out.astype(dt, copy=False)
@@ -167,7 +183,8 @@ def _make_input_grad(xp):
         row = input_shape[3] + pads[2] + pads[3] if _row_layout(stride) else None
         dyc = _to_cols(xp, dy, row)
         wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
-        dcols = xp.matmul(wt, dyc.reshape(n, groups, o // groups, -1))
+        dcols = scratch(xp, "conv-dcols", (n, groups, cg * kh * kw, dyc.shape[-1]), cdt)
+        xp.matmul(wt, dyc.reshape(n, groups, o // groups, -1), out=dcols)
         dcols = dcols.reshape(n, cg * groups, kh, kw, -1)
         dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow, row)
         return dx.astype(dt, copy=False)
@@ -188,7 +205,8 @@ def _make_filter_grad(xp):
         og, ckk = o // groups, cg * kh * kw
         if one_gemm:
             # dw[g] = cols[g] (CKK/G, N*L) @ dy[g] (N*L, O/G): the batch folded into K
-            dy_t = xp.ascontiguousarray(dyc.reshape(n, groups, og, length).transpose(1, 0, 3, 2))
+            dy_t = scratch(xp, "conv-dy-t", (groups, n, length, og), cdt)
+            dy_t[...] = dyc.reshape(n, groups, og, length).transpose(1, 0, 3, 2)
             dw = xp.matmul(cols.reshape(groups, ckk, n * length),
                            dy_t.reshape(groups, n * length, og)).swapaxes(-1, -2)
         else:

@@ -28,7 +28,7 @@ import numpy as np
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .._base import dtype_name
-from ._common import check_float, compute_dtype, validated
+from ._common import check_float, compute_dtype, scratch, validated
 
 MAX_GEOMETRY = ("kernel", "stride", "pads", "dilation")
 AVG_GEOMETRY = ("kernel", "stride", "pads", "count_pads", "divisor")
@@ -59,10 +59,26 @@ def _overlapping(attrs):
 
 
 def _pad(xp, x, pads, value=0):
+    """The padded input, in scratch memory (NOTE: [Scratch buffers])."""
     if not any(pads):
         return x
     pt, pb, pl, pr = pads
-    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+    n, c, h, w = x.shape
+    out = scratch(xp, "pool-pad", (n, c, h + pt + pb, w + pl + pr), x.dtype)
+    out.fill(value)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _zero_grad(xp, input_shape, pads, dtype):
+    """The zeroed gradient of the padded input: scratch when cropping copies it out."""
+    n, c, h, w = input_shape
+    shape = (n, c, h + pads[0] + pads[1], w + pads[2] + pads[3])
+    if not any(pads):
+        return xp.zeros(shape, dtype)
+    out = scratch(xp, "pool-grad", shape, dtype)
+    out.fill(0)
+    return out
 
 
 def _crop(xp, dxp, shape, pads):
@@ -121,8 +137,7 @@ def _first_winner(xp, taps, y, dtype):
 def _make_max_scatter(xp):
     def max_pool_scatter(dy, won, *, input_shape, kernel, stride, pads, dilation):
         attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
-        n, c, h, w = input_shape
-        dxp = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dy.dtype)
+        dxp = _zero_grad(xp, input_shape, pads, dy.dtype)
         overlap = _overlapping(attrs)
         for k, (rows, cols) in enumerate(_taps(attrs, dy.shape[2:])):
             target = dxp[:, :, rows, cols]
@@ -186,9 +201,8 @@ def _make_avg_pool_grad(xp):
     def avg_pool_grad(dy, *, input_shape, kernel, stride, pads, count_pads, divisor):
         attrs = dict(kernel=kernel, stride=stride, pads=pads, count_pads=count_pads,
                      divisor=divisor)
-        n, c, h, w = input_shape
-        g = dy * _inverse_divisor(xp, (h, w), dy.shape[2:], attrs, dy.dtype)
-        dxp = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dy.dtype)
+        g = dy * _inverse_divisor(xp, input_shape[2:], dy.shape[2:], attrs, dy.dtype)
+        dxp = _zero_grad(xp, input_shape, pads, dy.dtype)
         overlap = _overlapping(attrs)
         for rows, cols in _taps(attrs, dy.shape[2:]):
             if overlap:

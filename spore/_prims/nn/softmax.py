@@ -8,6 +8,8 @@ too, for the same reason, with rules written in primitives (grad of grad).
 from __future__ import annotations
 
 
+import numpy as np
+
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .. import math as M
@@ -23,12 +25,10 @@ def check_axis(op, axis, ndim):
                          f"but got {axis}.")
 
 
-def _rowwise(name, block_last, block_axis):
-    """Kernel factory: a fused row ``block`` applied along ``axis``.
-
-    The last axis of a contiguous array runs tile by tile; any other axis runs
-    once over the whole array. Half-precision data is computed in float32.
-    """
+def _rowwise(name, rows, block_axis):
+    """Kernel factory: along the last axis ``rows`` runs tile by tile (see NOTE: [Row
+    tiles]); along any other axis ``block_axis`` runs once over the whole arrays.
+    Half-precision data is computed in float32."""
     def make(xp):
         def kernel(*arrays, axis):
             x = arrays[0]
@@ -39,7 +39,7 @@ def _rowwise(name, block_last, block_axis):
             arrays = [a.astype(cdt, copy=False) for a in arrays]
             out = xp.empty(x.shape, cdt)
             if x.size and axis % x.ndim == x.ndim - 1:
-                map_rows(xp, lambda *a: block_last(xp, *a), out, *arrays)
+                map_rows(xp, lambda *a: rows(xp, *a), out, *arrays)
             elif x.size:
                 block_axis(xp, *arrays, out, axis=axis)
             return out if cdt == dt else out.astype(dt)
@@ -59,12 +59,67 @@ def _same_infer(name):
     return infer
 
 
-def _primitive(name, block, n_inputs):
-    return P.Primitive(name, _rowwise(name, lambda xp, *a: block(xp, *a, axis=-1), block),
-                       kind="opaque", n_inputs=n_inputs, infer=_same_infer(name))
+def _primitive(name, rows, block, n_inputs):
+    """``rows(xp, *blocks, out)`` runs on row tiles of the last axis, ``block(xp, *arrays,
+    out, axis)`` on whole arrays along any other axis."""
+    return P.Primitive(name, _rowwise(name, rows, block), kind="opaque", n_inputs=n_inputs,
+                       infer=_same_infer(name))
 
 
 # ----------------------------------------------------------------- blocks
+# NOTE: [Softmax without the max pass]
+# softmax(x) = exp(x - m) / sum(exp(x - m)) for any m; the row max is the usual
+# m, but finding it costs a pass as slow as exp itself. When the whole block is
+# at most EXP_SAFE, exp(x) cannot overflow (even summed over 10^12 entries), so
+# the rows use m = 0; a row whose sum underflows below TINY (its largest entry
+# is below about -69) loses precision that way and is recomputed exactly. Row
+# sums are matrix-vector products with a ones vector (BLAS beats a ufunc reduction
+# over short rows by about 7x).
+EXP_SAFE = 60.0
+TINY = 1e-30
+
+
+def _row_sums(xp, a):
+    return xp.matmul(a, xp.ones(a.shape[-1], a.dtype))[:, None]
+
+
+def _fast_rows(xp, x):
+    """Whether the rows of block ``x`` may skip the max pass (NaN fails the test)."""
+    return bool(xp.max(x) <= EXP_SAFE)
+
+
+def _softmax_rows(xp, x, out):
+    if not _fast_rows(xp, x):
+        _softmax_block(xp, x, out, axis=-1)
+        return
+    xp.exp(x, out=out)
+    s = _row_sums(xp, out)
+    low = s[:, 0] < TINY
+    with np.errstate(divide="ignore", invalid="ignore"):    # low rows are redone below
+        xp.reciprocal(s, out=s)
+        out *= s
+    if low.any():
+        exact = xp.empty((int(low.sum()), x.shape[1]), x.dtype)
+        _softmax_block(xp, x[low], exact, axis=-1)
+        out[low] = exact
+
+
+def _log_softmax_rows(xp, x, out):
+    if not _fast_rows(xp, x):
+        _log_softmax_block(xp, x, out, axis=-1)
+        return
+    xp.exp(x, out=out)
+    s = _row_sums(xp, out)
+    low = s[:, 0] < TINY
+    with np.errstate(divide="ignore"):                       # low rows are redone below
+        xp.log(s, out=s)
+    xp.subtract(x, s, out=out)
+    if low.any():
+        exact = xp.empty((int(low.sum()), x.shape[1]), x.dtype)
+        _log_softmax_block(xp, x[low], exact, axis=-1)
+        out[low] = exact
+
+
 def _softmax_block(xp, x, out, axis):
     m = xp.max(x, axis=axis, keepdims=True)
     xp.subtract(x, m, out=out)
@@ -81,26 +136,41 @@ def _log_softmax_block(xp, x, out, axis):
     xp.subtract(out, s, out=out)
 
 
-def _softmax_grad_block(xp, y, g, out, axis):
+def _softmax_grad_rows(xp, y, g, out):
     """dx = y * (g - sum(g * y))"""
+    xp.multiply(g, y, out=out)
+    s = _row_sums(xp, out)
+    xp.subtract(g, s, out=out)
+    out *= y
+
+
+def _softmax_grad_block(xp, y, g, out, axis):
     xp.multiply(g, y, out=out)
     s = xp.sum(out, axis=axis, keepdims=True)
     xp.subtract(g, s, out=out)
-    xp.multiply(out, y, out=out)
+    out *= y
 
 
-def _log_softmax_grad_block(xp, y, g, out, axis):
+def _log_softmax_grad_rows(xp, y, g, out):
     """dx = g - exp(y) * sum(g)"""
-    s = xp.sum(g, axis=axis, keepdims=True)
+    s = _row_sums(xp, g)
     xp.exp(y, out=out)
-    xp.multiply(out, s, out=out)
+    out *= s
     xp.subtract(g, out, out=out)
 
 
-softmax_p = _primitive("Softmax", _softmax_block, 1)
-log_softmax_p = _primitive("LogSoftmax", _log_softmax_block, 1)
-softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_block, 2)
-log_softmax_grad_p = _primitive("LogSoftmaxGrad", _log_softmax_grad_block, 2)
+def _log_softmax_grad_block(xp, y, g, out, axis):
+    s = xp.sum(g, axis=axis, keepdims=True)
+    xp.exp(y, out=out)
+    out *= s
+    xp.subtract(g, out, out=out)
+
+
+softmax_p = _primitive("Softmax", _softmax_rows, _softmax_block, 1)
+log_softmax_p = _primitive("LogSoftmax", _log_softmax_rows, _log_softmax_block, 1)
+softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_rows, _softmax_grad_block, 2)
+log_softmax_grad_p = _primitive("LogSoftmaxGrad", _log_softmax_grad_rows,
+                                _log_softmax_grad_block, 2)
 
 
 # ----------------------------------------------------------------- gradient rules
