@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from ._core import primitive as _P
 from ._tensor import Tensor, _make_array
 
 _unnamed = itertools.count(2)   # MindSpore's first unnamed parameter is "Parameter#2"
@@ -178,3 +179,4 @@ def _from_array(arr):
 
 
 Tensor._from_array = staticmethod(_from_array)
+_P._set_parameter_class(Parameter)

@@ -79,12 +79,18 @@ def _eager_handler(prim, args, attrs):
 # Tensor wrapping (the Tensor class registers itself here to avoid an import cycle)
 # ---------------------------------------------------------------------------
 _Tensor = None
+_Parameter = None     # the Parameter subclass, also taken by the fast paths
 _ndarray = np.ndarray
 
 
 def _set_tensor_class(cls):
     global _Tensor
     _Tensor = cls
+
+
+def _set_parameter_class(cls):
+    global _Parameter
+    _Parameter = cls
 
 
 def wrap(arr):
@@ -249,25 +255,48 @@ class Primitive:
 
     # -- eager execution ------------------------------------------------------
     def _eager_binary(self, args, attrs):
+        # Fast paths (no promotion needed): two same-dtype NumPy tensors, or a float
+        # tensor with a weak Python int/float (NumPy keeps the tensor's dtype then).
         x, y = args
-        if type(x) is _Tensor and type(y) is _Tensor:
+        tx, ty = type(x), type(y)
+        if tx is _Tensor or tx is _Parameter:
             a = x._data
+            if type(a) is _ndarray:
+                if ty is _Tensor or ty is _Parameter:
+                    b = y._data
+                    if a.dtype is b.dtype and type(b) is _ndarray \
+                            and self.policy(self, a.dtype) is a.dtype:
+                        try:
+                            out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
+                        except Exception as e:
+                            raise self._explain(e, (a, b), attrs) from None
+                        t = _Tensor.__new__(_Tensor)
+                        t._data = out if type(out) is _ndarray else np.asarray(out)
+                        t._tape_ref = None
+                        return t
+                elif (ty is float or ty is int) and a.dtype.kind == "f" \
+                        and self.policy(self, a.dtype) is a.dtype:
+                    return self._fast(a, y, attrs)
+        elif (tx is float or tx is int) and (ty is _Tensor or ty is _Parameter):
             b = y._data
-            if a.dtype is b.dtype and type(a) is _ndarray and type(b) is _ndarray:
-                if self.policy(self, a.dtype) is a.dtype:
-                    try:
-                        out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
-                    except Exception as e:
-                        raise self._explain(e, (a, b), attrs) from None
-                    t = _Tensor.__new__(_Tensor)
-                    t._data = out if type(out) is _ndarray else np.asarray(out)
-                    t._tape_ref = None
-                    return t
+            if type(b) is _ndarray and b.dtype.kind == "f" and self.policy(self, b.dtype) is b.dtype:
+                return self._fast(x, b, attrs)
         return self._eager_generic(args, attrs)
+
+    def _fast(self, a, b, attrs):
+        try:
+            out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
+        except Exception as e:
+            raise self._explain(e, (a, b), attrs) from None
+        t = _Tensor.__new__(_Tensor)
+        t._data = out if type(out) is _ndarray else np.asarray(out)
+        t._tape_ref = None
+        return t
 
     def _eager_unary(self, args, attrs):
         (x,) = args
-        if type(x) is _Tensor:
+        tx = type(x)
+        if tx is _Tensor or tx is _Parameter:
             a = x._data
             if type(a) is _ndarray and self.policy(self, a.dtype) is a.dtype:
                 try:
