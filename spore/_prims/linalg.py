@@ -6,6 +6,7 @@ tensor_dot, kron, trace, ...) is composed from these and the array primitives.
 """
 from __future__ import annotations
 
+import functools
 import string
 
 import numpy as np
@@ -171,12 +172,67 @@ def _einsum_infer(attrs, *xs):
     return ShapedArray(tuple(sizes[c] for c in out), xs[0].dtype)
 
 
+# Below this many multiply-adds NumPy's direct einsum loop beats any reshaping.
+_SMALL_EINSUM = 1 << 14
+
+
 def _make_einsum(xp):
     def einsum(*xs, equation):
-        _einsum_infer({"equation": equation}, *xs)
-        optimize = len(xs) > 2          # path search pays off only beyond two operands
-        return _in_float32(xp, lambda *a: xp.einsum(equation, *a, optimize=optimize), *xs)
+        plan = _einsum_plan(equation, tuple(x.shape for x in xs),
+                            tuple(np.dtype(x.dtype) for x in xs))
+        if plan is None:
+            # NumPy's own path search pays off only beyond two operands
+            return _in_float32(xp, lambda *a: xp.einsum(equation, *a, optimize=len(a) > 2),
+                               *xs)
+        return _in_float32(xp, lambda a, b: _pair_by_matmul(xp, plan, a, b), *xs)
     return einsum
+
+
+@functools.lru_cache(maxsize=512)
+def _einsum_plan(equation, shapes, dtypes):
+    """Validate once per signature; for a large two-operand contraction without
+    diagonals, the transposes and reshapes that turn it into one matrix product."""
+    _einsum_infer({"equation": equation}, *[ShapedArray(s, d) for s, d in zip(shapes, dtypes)])
+    subs, out = parse_equation(equation)
+    sizes = letter_sizes("Einsum", subs, shapes)
+    work = float(np.prod([float(v) for v in sizes.values()]))
+    if len(subs) != 2 or work <= _SMALL_EINSUM or any(len(set(s)) != len(s) for s in subs):
+        return None
+    sa, sb = subs
+    private_a = tuple(i for i, c in enumerate(sa) if c not in sb + out)
+    private_b = tuple(i for i, c in enumerate(sb) if c not in sa + out)
+    sa = "".join(c for c in sa if c in sb + out)
+    sb = "".join(c for c in sb if c in sa + out)
+    batch = [c for c in sa if c in sb and c in out]
+    inner = [c for c in sa if c in sb and c not in out]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+
+    def size(letters):
+        return int(np.prod([sizes[c] for c in letters], dtype=np.int64))
+
+    done = batch + left + right
+    return (private_a, private_b,
+            [sa.index(c) for c in batch + left + inner], (size(batch), size(left), size(inner)),
+            [sb.index(c) for c in batch + inner + right], (size(batch), size(inner), size(right)),
+            tuple(sizes[c] for c in done), [done.index(c) for c in out])
+
+
+# Below this many multiply-adds NumPy's direct einsum loop beats any reshaping.
+_SMALL_EINSUM = 1 << 14
+
+
+def _pair_by_matmul(xp, plan, a, b):
+    """A two-operand contraction as one (batched) matrix product: BLAS instead of
+    einsum's element loop. Letters only in one operand and not in the output are
+    summed first."""
+    private_a, private_b, perm_a, shape_a, perm_b, shape_b, shape_out, perm_out = plan
+    a = a.sum(axis=private_a) if private_a else a
+    b = b.sum(axis=private_b) if private_b else b
+    a2 = a.transpose(perm_a).reshape(shape_a)
+    b2 = b.transpose(perm_b).reshape(shape_b)
+    r = xp.matmul(a2[0], b2[0]) if shape_a[0] == 1 else xp.matmul(a2, b2)
+    return xp.ascontiguousarray(r.reshape(shape_out).transpose(perm_out))
 
 
 einsum_p = Primitive("Einsum", _make_einsum, kind="opaque", infer=_einsum_infer)

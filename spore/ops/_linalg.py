@@ -9,11 +9,13 @@ products and do promote.
 """
 from __future__ import annotations
 
+import functools
 import string
 
 import numpy as np
 
 from .._core import primitive as P
+from .._core.aval import ShapedArray
 from .._prims import math as M
 from .._prims import reduce as R
 from .._prims import linalg as L
@@ -291,13 +293,17 @@ def einsum(equation, *operands):
         if x._data.dtype.kind in "biu":
             raise TypeError(f"For 'Einsum', the operands must be floating-point tensors, but "
                             f"operands[{i}] is {x.dtype}.")
-    eq, xs = _explicit_equation(equation, xs)
+    eq, targets = _explicit_equation(equation, tuple(tuple(x.shape) for x in xs))
+    xs = [x if t is None else broadcast_to_p(x, shape=t) for x, t in zip(xs, targets)]
     return einsum_p(*xs, equation=eq)
 
 
-def _explicit_equation(equation, xs):
-    """Rewrite ``equation`` with letters only and an explicit output; broadcast the
-    ``...`` dimensions of operands that need it."""
+@functools.lru_cache(maxsize=512)
+def _explicit_equation(equation, shapes):
+    """``equation`` with letters only and an explicit output, and for each operand the
+    shape to broadcast it to (its ``...`` dimensions of size 1 meeting larger ones), or
+    None."""
+    xs = [ShapedArray(s, np.float32) for s in shapes]
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     subs = lhs.split(",")
@@ -313,7 +319,7 @@ def _explicit_equation(equation, xs):
         raise ValueError(f"For 'Einsum', an operand has fewer dimensions than '{equation}' "
                          "names.")
     ell = [next(fresh) for _ in range(max(ranks, default=0))]
-    xs = _broadcast_ellipsis(subs, xs, ell)
+    targets = _broadcast_ellipsis(subs, xs, ell)
     subs = [s.replace("...", "".join(ell[len(ell) - (x.ndim - len(s) + 3):])) if "..." in s
             else s for s, x in zip(subs, xs)]
     if arrow:
@@ -322,11 +328,12 @@ def _explicit_equation(equation, xs):
         letters = "".join(subs)
         single = sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell)
         out = "".join(ell) + "".join(single)
-    return ",".join(subs) + "->" + out, xs
+    return ",".join(subs) + "->" + out, targets
 
 
 def _broadcast_ellipsis(subs, xs, ell):
-    """Broadcast size-1 ``...`` dimensions that meet larger ones in other operands."""
+    """Target shapes for operands whose size-1 ``...`` dimensions meet larger ones in
+    other operands (None for the others)."""
     sizes = {}
     spans = []
     for s, x in zip(subs, xs):
@@ -349,9 +356,10 @@ def _broadcast_ellipsis(subs, xs, ell):
                 if shape[d] == 1 and sizes.get(letter, 1) != 1:
                     shape[d] = sizes[letter]
             if tuple(shape) != tuple(x.shape):
-                x = broadcast_to_p(x, shape=tuple(shape))
-        out.append(x)
-    return out
+                out.append(tuple(shape))
+                continue
+        out.append(None)
+    return tuple(out)
 
 
 # ----------------------------------------------------------------- trace, kron
