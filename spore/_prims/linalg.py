@@ -17,7 +17,7 @@ from .._core.aval import ShapedArray
 from ._base import dtype_name, grad_for, np_dtype, unbroadcast
 
 Primitive = P.Primitive
-_HALF = (np.dtype(np.float16), D.bfloat16.np)
+_HALF = frozenset((np.dtype(np.float16), D.bfloat16.np))
 _SCALARS = (bool, int, float, complex)
 
 

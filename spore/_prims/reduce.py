@@ -17,7 +17,7 @@ Primitive = P.Primitive
 _BOOL = np.dtype(np.bool_)
 _INT32 = np.dtype(np.int32)
 _INT64 = np.dtype(np.int64)
-_HALF = (np.dtype(np.float16), D.bfloat16.np)
+_HALF = frozenset((np.dtype(np.float16), D.bfloat16.np))
 
 
 # ----------------------------------------------------------------- axis helpers
