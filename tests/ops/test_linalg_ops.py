@@ -123,6 +123,10 @@ EINSUM = [
         ("ij->ji", ((2, 3),)),
         ("i j , j k -> i k", ((2, 3), (3, 4))),
         ("...->...", ((2, 3),)),
+        # large enough for the matrix-product path (see test_large_einsum_uses_matmul)
+        ("bhqd,bhkd->bhqk", ((2, 4, 20, 8), (2, 4, 20, 8))),
+        ("abc,cbd->da", ((16, 12, 10), (10, 12, 9))),
+        ("abc,cd->da", ((20, 5, 12), (12, 15))),
     ]]
 
 def _well_conditioned(*shape):
@@ -298,3 +302,15 @@ def test_matrix_function_dtypes():
     with pytest.raises(TypeError, match="MatrixInverse"):
         ops.inverse(m)
     assert ops.det(m.astype(ms.float16)).dtype == ms.float16
+
+
+@pytest.mark.parametrize("equation, shapes, fused", [
+    ("bhqd,bhkd->bhqk", ((2, 4, 20, 8), (2, 4, 20, 8)), True),
+    ("abc,cd->da", ((20, 5, 12), (12, 15)), True),
+    ("ij,jk->ik", ((2, 3), (3, 4)), False),           # small: NumPy's einsum loop
+    ("ii,ij->j", ((40, 40), (40, 40)), False),        # a diagonal: NumPy's einsum
+])
+def test_large_einsum_uses_matmul(equation, shapes, fused):
+    from spore._prims.linalg import _einsum_plan
+    plan = _einsum_plan(equation, shapes, (np.dtype(np.float32),) * len(shapes))
+    assert (plan is not None) == fused
