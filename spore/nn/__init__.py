@@ -7,3 +7,4 @@ from .optim import *                   # noqa: F401,F403
 from .wrap import *                    # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *              # noqa: F401,F403
+from ..train.metrics import *          # noqa: F401,F403,E402  (MindSpore exposes metrics in nn too)
