@@ -485,3 +485,21 @@ def test_errors_name_the_op_and_argument(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=case_id)
+def test_gradient_primitives_infer_matches_kernel(case):
+    names = run_infer(case)
+    assert {"Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolScatter",
+            "AvgPool2DGrad"} & set(names)
+
+
+def test_max_pool_select_gradient():
+    """MaxPoolSelect (the gradient of MaxPoolScatter) is linear in its first input; its own
+    rule (MaxPoolScatter) is checked numerically here with a fixed winner map."""
+    from spore._prims.nn import max_pool2d_p, max_pool_select_p
+    attrs = dict(kernel=(3, 3), stride=(2, 2), pads=(1, 1, 1, 1), dilation=(1, 1))
+    x = np.random.default_rng(5).standard_normal((2, 2, 5, 6)).astype(np.float32)
+    _, won = max_pool2d_p(ms.Tensor(x), **attrs)
+    run_grad(OpCase("MaxPoolSelect", lambda c: max_pool_select_p(c, won, **attrs), None,
+                    (2, 2, 5, 6)))

@@ -343,3 +343,9 @@ def test_loss_errors(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_nll_loss_grad_infer_matches_kernel():
+    case = OpCase("nll_loss", _grad_of(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))),
+                  None, (5, 4))
+    assert {"NLLLossGrad", "LogSoftmaxGrad"} <= set(run_infer(case))

@@ -355,8 +355,10 @@ def test_embedding_scale_grad_by_freq_and_second_order():
     idx = ms.Tensor(np.array([[0, 2], [2, 2]]))
     g = ops.grad(lambda w: ops.embedding(idx, w, scale_grad_by_freq=True).sum())(w).asnumpy()
     np.testing.assert_allclose(g[:, 0], [1, 0, 1, 0])
-    run_grad(OpCase("embedding", _grad_of(lambda w: ops.embedding(idx, w, 1, None, 2.0, True)),
-                    None, (4, 3)))
+    case = OpCase("embedding", _grad_of(lambda w: ops.embedding(idx, w, 1, None, 2.0, True)),
+                  None, (4, 3))
+    run_grad(case)
+    assert "EmbeddingGrad" in run_infer(case)
 
 
 def test_embedding_max_norm_renormalises_rows_in_place():
@@ -450,3 +452,17 @@ def test_resize_errors(call, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_dropout_primitive_gradient_with_a_fixed_key():
+    from spore._prims.nn import dropout_p
+    key = ms.Tensor(np.array([3, 4], np.uint64))
+    run_grad(OpCase("Dropout", lambda x: dropout_p(x, key, p=0.4, channel_dims=0)[0], None,
+                    (4, 5)))
+    run_grad(OpCase("Dropout", lambda x: dropout_p(x, key, p=0.4, channel_dims=2)[0], None,
+                    (3, 4, 2, 2)))
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=case_id)
+def test_gradient_primitives_infer_matches_kernel(case):
+    assert {"SoftmaxGrad", "LogSoftmaxGrad", "LayerNormGrad"} & set(run_infer(case))

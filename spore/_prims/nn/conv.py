@@ -13,7 +13,9 @@ the output in NCHW order. With stride 1 each column row is a contiguous slice
 of the flattened (padded) image: position ``p = oh * Wp + ow`` for every
 padded column ``ow`` (the last ``kw - 1`` are wasted work), which makes the
 copy long runs of memcpy and the input gradient kh*kw contiguous adds. Other
-strides use a 6-D strided view (p = oh * OW + ow).
+strides use a 6-D strided view (p = oh * OW + ow). The filter gradient of a
+larger convolution takes its columns as (C*kh*kw, N*L) instead, so that one
+GEMM covers the batch.
 
 Attributes: ``stride`` (sh, sw), ``pads`` (top, bottom, left, right),
 ``dilation`` (dh, dw) and ``groups``; the gradients also carry the shape they
@@ -216,9 +218,10 @@ def _make_filter_grad(xp):
     return conv2d_filter_grad
 
 
-# OpenBLAS runs a GEMM above roughly this many multiply-adds on all its threads and pays a
-# thread wake-up per call, so above it the filter gradient is one GEMM over the whole batch
-# rather than one small GEMM per sample (measured on LeNet's 5x5 convolutions).
+# Per-sample filter-gradient GEMMs above this many multiply-adds run well below BLAS speed
+# (LeNet's second 5x5 convolution: 16 filters x 150 taps x 100 positions, 1.6x slower than
+# one GEMM over the batch); below it (the first: 6 x 25 x 784) one big GEMM with a long
+# inner dimension is the slower choice. Measured with OpenBLAS, one and two threads.
 _BATCHED_GEMM_LIMIT = 1 << 17
 
 
