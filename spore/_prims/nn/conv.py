@@ -12,10 +12,10 @@ Columns have shape (N, C*kh*kw, L), so one batched GEMM with the weight gives
 the output in NCHW order. With stride 1 each column row is a contiguous slice
 of the flattened (padded) image: position ``p = oh * Wp + ow`` for every
 padded column ``ow`` (the last ``kw - 1`` are wasted work), which makes the
-copy long runs of memcpy and the input gradient kh*kw contiguous adds. Other
-strides use a 6-D strided view (p = oh * OW + ow). The filter gradient of a
-larger convolution takes its columns as (C*kh*kw, N*L) instead, so that one
-GEMM covers the batch.
+copy long runs of memcpy. Other strides use a 6-D strided view
+(p = oh * OW + ow). The filter gradient of a larger convolution takes its
+columns as (C*kh*kw, N*L), so that one GEMM covers the batch, and the stride-1
+input gradient puts the batch innermost (see _input_grad_batch_inner).
 
 Attributes: ``stride`` (sh, sw), ``pads`` (top, bottom, left, right),
 ``dilation`` (dh, dw) and ``groups``; the gradients also carry the shape they
@@ -128,8 +128,9 @@ def _to_cols(xp, dy, row):
     return buf.reshape(n, o, oh * row)[..., :(oh - 1) * row + ow]
 
 
-def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow, row):
-    """Sum columns (N, C, kh, kw, L) back onto the image: the adjoint of _im2col."""
+def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow):
+    """Sum columns (N, C, kh, kw, OH*OW) back onto the image: the adjoint of _im2col for
+    strides other than 1 (stride 1 has its own layout: _input_grad_batch_inner)."""
     n, c, h, w = x_shape
     pt, pb, pl, pr = pads
     hp, wp = h + pt + pb, w + pl + pr
@@ -137,19 +138,11 @@ def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow, row):
     dxp = (scratch(xp, "conv-dx", (n, c, hp, wp), dcols.dtype) if any(pads)
            else xp.empty((n, c, hp, wp), dcols.dtype))
     dxp.fill(0)
-    if row is not None:
-        flat = dxp.reshape(n, c, hp * wp)
-        length = dcols.shape[-1]
-        for i in range(kh):
-            for j in range(kw):
-                off = i * dh * wp + j * dw
-                flat[:, :, off:off + length] += dcols[:, :, i, j]
-    else:
-        d6 = dcols.reshape(n, c, kh, kw, oh, ow)
-        for i in range(kh):
-            for j in range(kw):
-                r0, c0 = i * dh, j * dw
-                dxp[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += d6[:, :, i, j]
+    d6 = dcols.reshape(n, c, kh, kw, oh, ow)
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dh, j * dw
+            dxp[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += d6[:, :, i, j]
     if not any(pads):
         return dxp
     return xp.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + w])
@@ -180,17 +173,50 @@ def _make_input_grad(xp):
         dt = dy.dtype
         cdt = compute_dtype(dt)
         dy, w = dy.astype(cdt, copy=False), w.astype(cdt, copy=False)
+        if _row_layout(stride):
+            dx = _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups)
+            return dx.astype(dt, copy=False)
         o, cg, kh, kw = w.shape
         n, _, oh, ow = dy.shape
-        row = input_shape[3] + pads[2] + pads[3] if _row_layout(stride) else None
-        dyc = _to_cols(xp, dy, row)
+        dyc = _to_cols(xp, dy, None)
         wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
         dcols = scratch(xp, "conv-dcols", (n, groups, cg * kh * kw, dyc.shape[-1]), cdt)
         xp.matmul(wt, dyc.reshape(n, groups, o // groups, -1), out=dcols)
         dcols = dcols.reshape(n, cg * groups, kh, kw, -1)
-        dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow, row)
+        dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow)
         return dx.astype(dt, copy=False)
     return conv2d_input_grad
+
+
+def _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups):
+    """Stride-1 input gradient with the batch as the innermost axis.
+
+    Columns (C*kh*kw, L*N) come from one GEMM, and each of the kh*kw shifted adds
+    of col2im is then one contiguous run of L*N values per channel (instead of
+    N*C runs of L), which makes col2im about twice as fast. Only this kernel
+    gains from the layout; the forward pass and the filter gradient do not.
+    """
+    o, cg, kh, kw = w.shape
+    n, _, oh, ow = dy.shape
+    _, c, h, wd = input_shape
+    pt, pb, pl, pr = pads
+    hp, row = h + pt + pb, wd + pl + pr
+    length = ((oh - 1) * row + ow) * n
+    dy_t = scratch(xp, "conv-dy", (o, oh, row, n), dy.dtype)
+    dy_t[:, :, ow:] = 0
+    dy_t[:, :, :ow] = dy.transpose(1, 2, 3, 0)
+    dy_t = dy_t.reshape(groups, o // groups, oh * row * n)[..., :length]
+    dcols = scratch(xp, "conv-dcols", (groups, cg * kh * kw, length), dy.dtype)
+    xp.matmul(w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2), dy_t, out=dcols)
+    dcols = dcols.reshape(c, kh, kw, length)
+    dx_t = scratch(xp, "conv-dx", (c, hp * row * n), dy.dtype)
+    dx_t.fill(0)
+    for i in range(kh):
+        for j in range(kw):
+            off = (i * dilation[0] * row + j * dilation[1]) * n
+            dx_t[:, off:off + length] += dcols[:, i, j]
+    planes = dx_t.reshape(c, hp, row, n)[:, pt:pt + h, pl:pl + wd]
+    return xp.ascontiguousarray(planes.transpose(3, 0, 1, 2))
 
 
 def _make_filter_grad(xp):
