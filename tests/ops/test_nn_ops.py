@@ -82,6 +82,12 @@ TABLE = [
     OpCase("batch_norm", lambda x, w, b: ops.batch_norm(x, None, None, w, b, True),
            np_batch_norm_train, [(5, 3), (3,), (3,)], id="batch_norm-train-2d", rtol=1e-4,
            atol=1e-5),
+    OpCase("batch_norm", lambda x: ops.batch_norm(x, None, None, None, None, True, eps=1e-3),
+           lambda x: np_normalize(x, (0, 2), 1e-3), (6, 3, 4), id="batch_norm-train-no-affine",
+           rtol=1e-4, atol=1e-5),
+    OpCase("batch_norm", lambda x, w: ops.batch_norm(x, None, None, w, None, True),
+           lambda x, w: np_batch_norm_train(x, w, np.zeros_like(w)), [(6, 3, 2, 2), (3,)],
+           id="batch_norm-train-weight-only", rtol=1e-4, atol=1e-5),
     OpCase("batch_norm", lambda x, m, v: ops.batch_norm(x, m, v, None, None, False),
            lambda x, m, v: (x - m.reshape(1, -1, 1)) / np.sqrt(v.reshape(1, -1, 1) + 1e-5),
            [(4, 3, 2), (3,), lambda r: r.uniform(0.5, 2.0, (3,))], id="batch_norm-eval",
@@ -148,6 +154,10 @@ SECOND_ORDER = [
            [(3, 4), (4,), (4,)], id="layer_norm"),
     OpCase("layer_norm", _grad_of(lambda x: ops.layer_norm(x, (2, 4))), None, (3, 2, 4),
            id="layer_norm-no-affine"),
+    OpCase("batch_norm", _grad_of(lambda x, w, b: ops.batch_norm(x, None, None, w, b, True)),
+           None, [(4, 3, 2), (3,), (3,)], id="batch_norm"),
+    OpCase("batch_norm", _grad_of(lambda x: ops.batch_norm(x, None, None, None, None, True)),
+           None, (5, 2, 3), id="batch_norm-no-affine"),
 ]
 
 
@@ -465,4 +475,5 @@ def test_dropout_primitive_gradient_with_a_fixed_key():
 
 @pytest.mark.parametrize("case", SECOND_ORDER, ids=case_id)
 def test_gradient_primitives_infer_matches_kernel(case):
-    assert {"SoftmaxGrad", "LogSoftmaxGrad", "LayerNormGrad"} & set(run_infer(case))
+    assert {"SoftmaxGrad", "LogSoftmaxGrad", "LayerNormGrad",
+            "BatchNormGrad"} & set(run_infer(case))

@@ -1,4 +1,4 @@
-"""Layer normalisation: a fused, row-tiled kernel and a fused gradient.
+"""Layer and batch normalisation: fused kernels and fused gradients.
 
 The statistics run over the trailing axes from ``axis`` on (MindSpore's
 ``begin_norm_axis``); ``gamma``/``beta`` (optional, given together) have the
@@ -16,8 +16,9 @@ import numpy as np
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .. import math as M
+from ..array import reshape_p
 from ..reduce import mean_p, sum_p
-from ._common import check_float, check_same_dtype, compute_dtype, validated
+from ._common import check_float, check_same_dtype, compute_dtype, scratch, validated
 from ._tiles import row_blocks, run_blocks
 
 
@@ -201,5 +202,151 @@ def _layer_norm_grad_grad(attrs, inputs, out, douts):
     if not isinstance(douts, tuple):    # the backward pass unwraps a single output
         douts = (douts,)
     outs, pullback = vjp(lambda *a: layer_norm_backward(*a, **attrs), *inputs)
+    sens = tuple(d if d is not None else M.mul_p(o, 0) for d, o in zip(douts, outs))
+    return tuple(pullback(*sens))
+
+
+# ----------------------------------------------------------------- batch norm (training)
+# BatchNorm normalises each channel (axis 1) over the batch and every other axis with
+# the batch statistics, and returns (y, mean, var) with the biased variance, so the
+# caller can update running statistics; BatchNormGrad returns (dx[, dgamma, dbeta]).
+# The channel sums are BLAS matrix-vector products over rows of the (N*C, S) view.
+def _channel_sum(xp, x3):
+    """Per-channel sums of an (N, C, S) array."""
+    n, c, s = x3.shape
+    return xp.matmul(x3.reshape(n * c, s), xp.ones(s, x3.dtype)).reshape(n, c).sum(axis=0)
+
+
+def _channel_dot(xp, a3, b3):
+    """Per-channel sums of a * b over (N, C, S) arrays."""
+    n, c, s = a3.shape
+    return xp.einsum("ij,ij->i", a3.reshape(n * c, s), b3.reshape(n * c, s)).reshape(n, c).sum(0)
+
+
+def _as_ncs(xp, x, cdt):
+    n, c = x.shape[:2]
+    return xp.ascontiguousarray(x, dtype=cdt).reshape(n, c, -1)
+
+
+def _batch_stats(xp, x3, eps, centred):
+    """Fill ``centred`` with x - mean; return (mean, biased var, rstd) per channel."""
+    count = x3.shape[0] * x3.shape[2]
+    mean = _channel_sum(xp, x3) / count
+    xp.subtract(x3, mean[:, None], out=centred)
+    var = _channel_dot(xp, centred, centred) / count
+    return mean, var, 1.0 / xp.sqrt(var + eps)
+
+
+def _make_batch_norm(xp):
+    def batch_norm(x, *affine, eps):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        x3 = _as_ncs(xp, x, cdt)
+        out = xp.empty(x3.shape, cdt)
+        mean, var, rstd = _batch_stats(xp, x3, eps, out)
+        scale = rstd if not affine else rstd * affine[0].astype(cdt, copy=False)
+        out *= scale[:, None]
+        if affine:
+            out += affine[1].astype(cdt, copy=False)[:, None]
+        return (out.reshape(x.shape).astype(dt, copy=False), mean.astype(dt, copy=False),
+                var.astype(dt, copy=False))
+    return batch_norm
+
+
+def _make_batch_norm_grad(xp):
+    def batch_norm_grad(x, dy, *gamma, eps):
+        dt = x.dtype
+        cdt = compute_dtype(dt)
+        x3, d3 = _as_ncs(xp, x, cdt), _as_ncs(xp, dy, cdt)
+        count = x3.shape[0] * x3.shape[2]
+        xhat = scratch(xp, "bn-xhat", x3.shape, cdt)
+        _, _, rstd = _batch_stats(xp, x3, eps, xhat)
+        xhat *= rstd[:, None]
+        dbeta = _channel_sum(xp, d3)
+        dgamma = _channel_dot(xp, d3, xhat)
+        dx = xp.multiply(xhat, (dgamma / count)[:, None])
+        xp.subtract(d3, dx, out=dx)
+        dx -= (dbeta / count)[:, None]
+        g = gamma[0].astype(cdt, copy=False) if gamma else 1.0
+        dx *= (rstd * g)[:, None]
+        dx = dx.reshape(x.shape).astype(dt, copy=False)
+        if not gamma:
+            return (dx,)
+        return dx, dgamma.astype(dt, copy=False), dbeta.astype(dt, copy=False)
+    return batch_norm_grad
+
+
+def _check_channels(op, x, params):
+    if len(x.shape) < 2:
+        raise ValueError(f"For '{op}', the input must have at least 2 dimensions (N, C), but "
+                         f"got shape {list(x.shape)}.")
+    if len(params) not in (0, 2):
+        raise ValueError(f"For '{op}', 'weight' and 'bias' must be given together.")
+    for name, a in zip(("weight", "bias"), params):
+        if tuple(a.shape) != (x.shape[1],):
+            raise ValueError(f"For '{op}', the '{name}' must have shape [{x.shape[1]}] (the "
+                             f"channels of input shape {list(x.shape)}), but got "
+                             f"{list(a.shape)}.")
+        check_same_dtype(op, "x", x, name, a)
+
+
+def _batch_norm_infer(attrs, x, *affine):
+    check_float("BatchNorm", "x", x.dtype)
+    _check_channels("BatchNorm", x, affine)
+    stats = ShapedArray((x.shape[1],), x.dtype)
+    return ShapedArray(x.shape, x.dtype), stats, stats
+
+
+def _batch_norm_grad_infer(attrs, x, dy, *gamma):
+    check_float("BatchNormGrad", "x", x.dtype)
+    _check_channels("BatchNormGrad", x, gamma + gamma)
+    if tuple(dy.shape) != tuple(x.shape):
+        raise ValueError(f"For 'BatchNormGrad', 'dy' must have the shape of 'x' "
+                         f"{list(x.shape)}, but got {list(dy.shape)}.")
+    channel = ShapedArray((x.shape[1],), x.dtype)
+    return (ShapedArray(x.shape, x.dtype),) + ((channel, channel) if gamma else ())
+
+
+batch_norm_p = P.Primitive("BatchNorm", validated(_make_batch_norm, _batch_norm_infer),
+                           kind="opaque", multiple_results=True, infer=_batch_norm_infer)
+batch_norm_grad_p = P.Primitive("BatchNormGrad",
+                                validated(_make_batch_norm_grad, _batch_norm_grad_infer),
+                                kind="opaque", multiple_results=True,
+                                infer=_batch_norm_grad_infer)
+
+
+@batch_norm_p.def_grad(inputs=(0, 1))
+def _batch_norm_grad(attrs, inputs, out, douts):
+    x, *affine = inputs
+    dy = douts[0]
+    if dy is None:      # only the statistics were used (running-stat updates)
+        return (None,) * len(inputs)
+    return tuple(batch_norm_grad_p(x, dy, *affine[:1], **attrs))
+
+
+def batch_norm_backward(x, dy, *gamma, eps):
+    """What BatchNormGrad computes, written with primitives."""
+    axes = (0,) + tuple(range(2, len(x.shape)))
+    channel = (1, x.shape[1]) + (1,) * (len(x.shape) - 2)
+    xc = M.sub_p(x, mean_p(x, axis=axes, keepdims=True))
+    rstd = M.rsqrt_p(M.add_p(mean_p(M.mul_p(xc, xc), axis=axes, keepdims=True), eps))
+    xhat = M.mul_p(xc, rstd)
+    centred = M.sub_p(dy, mean_p(dy, axis=axes, keepdims=True))
+    proj = M.mul_p(xhat, mean_p(M.mul_p(dy, xhat), axis=axes, keepdims=True))
+    scale = rstd if not gamma else M.mul_p(rstd, reshape_p(gamma[0], shape=channel))
+    dx = M.mul_p(scale, M.sub_p(centred, proj))
+    if not gamma:
+        return (dx,)
+    return (dx, sum_p(M.mul_p(dy, xhat), axis=axes, keepdims=False),
+            sum_p(dy, axis=axes, keepdims=False))
+
+
+@batch_norm_grad_p.def_grad(inputs="all")
+def _batch_norm_grad_grad(attrs, inputs, out, douts):
+    """The vjp of ``batch_norm_backward``."""
+    from ..._autodiff.api import vjp
+    if not isinstance(douts, tuple):    # the backward pass unwraps a single output
+        douts = (douts,)
+    outs, pullback = vjp(lambda *a: batch_norm_backward(*a, **attrs), *inputs)
     sens = tuple(d if d is not None else M.mul_p(o, 0) for d, o in zip(douts, outs))
     return tuple(pullback(*sens))

@@ -1,8 +1,8 @@
 """batch_norm, layer_norm, group_norm and instance_norm (MindSpore 2.10 signatures).
 
-layer_norm runs on the fused LayerNorm primitive; group_norm and instance_norm
-are layer norms over reshaped inputs followed by a per-channel affine map;
-batch_norm is a composite of reductions and elementwise primitives.
+layer_norm and training-mode batch_norm run on fused primitives; group_norm and
+instance_norm are layer norms over reshaped inputs followed by a per-channel
+affine map; evaluation-mode batch_norm is an elementwise composite.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from ..._core import primitive as P
 from ..._prims import math as M
 from ..._prims.array import assign_p, reshape_p
-from ..._prims.nn import layer_norm_p
+from ..._prims.nn import batch_norm_p, layer_norm_p
 from ..._prims.reduce import mean_p
 from ..._prims.special import stop_gradient_p
 from .._utils import public_functions
@@ -59,21 +59,28 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         raise ValueError(f"For '{op}', the 'input_x' must have at least 2 dimensions (N, C), "
                          f"but got shape {list(input_x.shape)}.")
     if training:
-        axes = (0,) + tuple(range(2, input_x.ndim))
-        mean = mean_p(input_x, axis=axes, keepdims=True)
-        centred = M.sub_p(input_x, mean)
-        var = mean_p(M.mul_p(centred, centred), axis=axes, keepdims=True)
+        affine = _affine_pair(input_x, weight, bias)
+        y, mean, var = batch_norm_p(input_x, *affine, eps=float(eps))
         count = input_x.size // input_x.shape[1]
         _update_running(running_mean, mean, momentum)
         _update_running(running_var, M.mul_p(var, count / max(count - 1, 1)), momentum)
-    elif running_mean is None or running_var is None:
+        return y
+    if running_mean is None or running_var is None:
         raise ValueError(f"For '{op}', 'running_mean' and 'running_var' are required when "
                          f"'training' is False.")
-    else:
-        centred = M.sub_p(input_x, _per_channel(running_mean, input_x))
-        var = _per_channel(running_var, input_x)
-    y = M.mul_p(centred, M.rsqrt_p(M.add_p(var, eps)))
+    centred = M.sub_p(input_x, _per_channel(running_mean, input_x))
+    y = M.mul_p(centred, M.rsqrt_p(M.add_p(_per_channel(running_var, input_x), eps)))
     return _affine(y, weight, bias, input_x)
+
+
+def _affine_pair(x, weight, bias):
+    """(weight, bias) for a fused primitive: both or neither (a missing one is 1 or 0)."""
+    if weight is None and bias is None:
+        return ()
+    dt = x._data.dtype
+    shape = (x.shape[1],)
+    return (weight if weight is not None else P.wrap(np.ones(shape, dt)),
+            bias if bias is not None else P.wrap(np.zeros(shape, dt)))
 
 
 def _normalized_axis(op, x, normalized_shape):
