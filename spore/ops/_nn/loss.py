@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 
+from ..._core import primitive as P
 from ..._prims import math as M
 from ..._prims.array import cast_p, reshape_p
 from ..._prims.nn import log_softmax_p, nll_loss_p
 from ..._prims.reduce import mean_p, sum_p
+from ..._prims.special import stop_gradient_p
 from .._utils import public_functions
 from ._args import check_reduction, require_tensor
 
@@ -190,10 +192,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 def kl_div(logits, labels, reduction="mean"):
     r"""``labels * (log(labels) - logits)`` (0 where ``labels`` is 0), reduced; 'batchmean'
-    divides the sum by the batch size."""
+    divides the sum by the batch size. As in MindSpore, ``labels`` get no gradient."""
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"For 'kl_div', the 'reduction' must be str and must be in "
                          f"'['none', 'mean', 'sum', 'batchmean']', but got '{reduction}'.")
+    labels = stop_gradient_p(labels) if isinstance(labels, P._Tensor) else labels
     positive = M.greater_p(labels, 0)
     log_labels = M.log_p(M.where_p(positive, labels, 1.0))
     loss = M.mul_p(labels, M.sub_p(log_labels, logits))
