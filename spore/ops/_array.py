@@ -105,6 +105,7 @@ def _resolve_minus_one(name, shape, x):
 
 
 def ravel(input):
+    """The tensor flattened to 1-D."""
     return reshape(input, (-1,))
 
 
@@ -121,10 +122,12 @@ def transpose(input, dims):
 
 
 def permute(input, axis):
+    """Reorder the dimensions by ``axis``, a permutation (``transpose``)."""
     return transpose(input, axis)
 
 
 def swapaxes(input, axis0, axis1):
+    """Swap two dimensions (also ``swapdims``)."""
     x = as_tensor(input)
     nd = len(x.shape)
     a = _dim("swapaxes", axis0, nd)
@@ -160,6 +163,7 @@ moveaxis = movedim
 
 
 def t(input):
+    """Transpose a 2-D tensor; 0-D and 1-D tensors are returned as they are."""
     x = as_tensor(input)
     if len(x.shape) < 2:
         return x
@@ -201,6 +205,7 @@ def squeeze(input, axis=None):
 
 
 def expand_dims(input_x, axis):
+    """Insert a dimension of size 1 at ``axis``."""
     x = as_tensor(input_x)
     nd = len(x.shape) + 1
     a = static_int("expand_dims", "axis", axis)
@@ -213,6 +218,7 @@ def expand_dims(input_x, axis):
 
 
 def unsqueeze(input, dim):
+    """Insert a dimension of size 1 at ``dim`` (``expand_dims``)."""
     return expand_dims(input, dim)
 
 
@@ -237,14 +243,17 @@ def broadcast_to(input, shape):
 
 
 def expand(input, size):
+    """Broadcast ``input`` to ``size`` (``-1`` keeps a dimension), as ``broadcast_to``."""
     return broadcast_to(input, size)
 
 
 def expand_as(input, other):
+    """Broadcast ``input`` to the shape of ``other``."""
     return broadcast_to(input, tuple(other.shape))
 
 
 def broadcast_to_shape(x, shape):
+    """``broadcast_to`` under its older MindSpore name."""
     return broadcast_to(x, shape)
 
 
@@ -286,17 +295,20 @@ def stack(tensors, axis=0):
 
 
 def hstack(tensors):
+    """Join tensors along axis 1 (axis 0 for 1-D inputs; 0-D inputs count as 1-D)."""
     xs = _tensor_list("hstack", tensors)
     xs = [reshape(x, (1,)) if x.ndim == 0 else x for x in xs]
     return concat(xs, 0 if xs and xs[0].ndim == 1 else 1)
 
 
 def vstack(inputs):
+    """Join tensors along axis 0; 0-D and 1-D inputs become rows ``(1, n)``."""
     xs = _tensor_list("vstack", inputs, "inputs")
     return concat([reshape(x, (1, -1)) if x.ndim < 2 else x for x in xs], 0)
 
 
 def column_stack(tensors):
+    """Stack tensors as columns: 1-D inputs become ``(n, 1)``, then join along axis 1."""
     xs = _tensor_list("column_stack", tensors)
     return concat([reshape(x, (-1, 1)) if x.ndim < 2 else x for x in xs], 1)
 
@@ -377,6 +389,7 @@ def unbind(input, dim=0):
 
 
 def unstack(input_x, axis=0):
+    """Split into a tuple of slices along ``axis``, removing it (``unbind``)."""
     return unbind(input_x, axis)
 
 
@@ -433,6 +446,7 @@ def _repeat_counts(repeats):
 
 
 def repeat_elements(x, rep, axis=0):
+    """Repeat each element ``rep`` times along ``axis`` (``repeat_interleave``)."""
     return repeat_interleave(x, static_int("repeat_elements", "rep", rep), axis)
 
 
@@ -476,6 +490,7 @@ def gather_elements(input, dim, index):
 
 
 def gather_d(x, dim, index):
+    """``gather_elements`` under its older MindSpore name."""
     return gather_elements(x, dim, index)
 
 
@@ -597,6 +612,7 @@ def nonzero(input, *, as_tuple=False):
 
 
 def argwhere(input):
+    """Indices of the non-zero elements, one row per element (``nonzero``)."""
     return nonzero(input)
 
 
@@ -608,6 +624,8 @@ def scatter(input, axis, index, src):
 
 
 def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """A copy of ``input_x`` with ``updates`` written (or added, ``reduction='add'``) at
+    ``indices`` along ``axis``, element by element."""
     if reduction not in ("none", "add"):
         raise ValueError(f"For 'tensor_scatter_elements', 'reduction' must be 'none' or 'add', "
                          f"but got {reduction!r}.")
@@ -751,6 +769,7 @@ def flip(input, dims):
 
 
 def fliplr(input):
+    """Reverse the order along axis 1 (left/right); needs at least 2-D."""
     x = as_tensor(input)
     if x.ndim < 2:
         raise ValueError(f"For 'fliplr', the input must be at least 2-D, but got rank {x.ndim}.")
@@ -758,6 +777,7 @@ def fliplr(input):
 
 
 def flipud(input):
+    """Reverse the order along axis 0 (up/down); needs at least 1-D."""
     x = as_tensor(input)
     if x.ndim < 1:
         raise ValueError("For 'flipud', the input must be at least 1-D, but got a 0-D tensor.")
@@ -819,6 +839,7 @@ def topk(input, k, dim=None, largest=True, sorted=True):
 
 
 def top_k(input_x, k, sorted=True):
+    """``topk`` under its older MindSpore name: ``(values, indices)`` of the ``k`` largest."""
     return topk(input_x, k, sorted=sorted)
 
 

@@ -15,6 +15,9 @@ import numpy as np
 
 
 class Shuffle(str, enum.Enum):
+    """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)``; Spore's
+    samplers shuffle all rows at every level."""
+
     GLOBAL = "global"
     FILES = "files"
     INFILE = "infile"
