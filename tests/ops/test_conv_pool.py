@@ -503,3 +503,15 @@ def test_max_pool_select_gradient():
     _, won = max_pool2d_p(ms.Tensor(x), **attrs)
     run_grad(OpCase("MaxPoolSelect", lambda c: max_pool_select_p(c, won, **attrs), None,
                     (2, 2, 5, 6)))
+
+
+def test_empty_batch():
+    x = ms.Tensor(np.zeros((0, 3, 5, 5), np.float32))
+    w = ms.Tensor(np.ones((2, 3, 3, 3), np.float32))
+    assert ops.conv2d(x, w, pad_mode="same").shape == (0, 2, 5, 5)
+    assert ops.conv2d(x, w, stride=2).shape == (0, 2, 2, 2)
+    assert ops.max_pool2d(x, 2).shape == (0, 3, 2, 2)
+    g = ops.grad(lambda x, w: ops.conv2d(x, w, pad_mode="same").sum(), grad_position=(0, 1))
+    gx, gw = g(x, w)
+    assert gx.shape == (0, 3, 5, 5)
+    np.testing.assert_array_equal(gw.asnumpy(), np.zeros((2, 3, 3, 3)))

@@ -74,8 +74,9 @@ def map_rows(xp, block, out, *arrays):
     one call over the whole arrays.
     """
     n = out.shape[-1] if out.ndim else 1
-    o2 = out.reshape(-1, n)
-    a2 = [xp.ascontiguousarray(a).reshape(-1, n) for a in arrays]
+    rows = out.size // max(n, 1)
+    o2 = out.reshape(rows, n)
+    a2 = [xp.ascontiguousarray(a).reshape(rows, n) for a in arrays]
     if xp is not np:
         block(*a2, o2)
         return out

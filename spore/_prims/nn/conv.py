@@ -157,13 +157,14 @@ def _make_conv2d(xp):
         o, _, kh, kw = w.shape
         n = x.shape[0]
         cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation)
-        shape = (n, groups, o // groups, cols.shape[-1])
+        ckk, length = cols.shape[1] // groups, cols.shape[-1]
+        shape = (n, groups, o // groups, length)
         # the row layout copies the GEMM output out again: it can live in scratch memory
         y = scratch(xp, "conv-gemm", shape, cdt) if row is not None else xp.empty(shape, cdt)
-        xp.matmul(w.reshape(groups, o // groups, -1),
-                  cols.reshape(n, groups, -1, cols.shape[-1]), out=y)
+        xp.matmul(w.reshape(groups, o // groups, ckk), cols.reshape(n, groups, ckk, length),
+                  out=y)
         b = bias[0].astype(cdt, copy=False) if bias else None
-        out = _from_cols(xp, y.reshape(n, o, -1), oh, ow, row, b)
+        out = _from_cols(xp, y.reshape(n, o, length), oh, ow, row, b)
         return out.astype(dt, copy=False)
     return conv2d
 
@@ -181,8 +182,8 @@ def _make_input_grad(xp):
         dyc = _to_cols(xp, dy, None)
         wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
         dcols = scratch(xp, "conv-dcols", (n, groups, cg * kh * kw, dyc.shape[-1]), cdt)
-        xp.matmul(wt, dyc.reshape(n, groups, o // groups, -1), out=dcols)
-        dcols = dcols.reshape(n, cg * groups, kh, kw, -1)
+        xp.matmul(wt, dyc.reshape(n, groups, o // groups, dyc.shape[-1]), out=dcols)
+        dcols = dcols.reshape(n, cg * groups, kh, kw, dyc.shape[-1])
         dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow)
         return dx.astype(dt, copy=False)
     return conv2d_input_grad

@@ -225,7 +225,7 @@ def _channel_dot(xp, a3, b3):
 
 def _as_ncs(xp, x, cdt):
     n, c = x.shape[:2]
-    return xp.ascontiguousarray(x, dtype=cdt).reshape(n, c, -1)
+    return xp.ascontiguousarray(x, dtype=cdt).reshape(n, c, int(np.prod(x.shape[2:])))
 
 
 def _batch_stats(xp, x3, eps, centred):
