@@ -5,6 +5,7 @@ Examples run page by page in a fresh interpreter (one per page, in a temporary
 directory), so a page's blocks share names like a notebook and cannot disturb
 the rest of the suite. A block fenced as ```python no-run is shown, not run.
 """
+import importlib.util
 import json
 import os
 import re
@@ -47,6 +48,51 @@ def test_ops_page_matches_the_registry():
     assert proc.returncode == 0, (
         f"{proc.stdout}{proc.stderr}\ndocs/ops.md is stale: run `python tools/gen_ops_doc.py` "
         "from the repository root and commit docs/ops.md.")
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_ops_doc", ROOT / "tools" / "gen_ops_doc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generator_reads_what_code_refers_to():
+    import spore
+    from spore import ops
+    from spore._core.primitive import Primitive
+    from spore._prims import math as M
+    gen = _generator()
+    ns = gen.Namespace(ops)
+    reader = gen.Reader(ns, ops, spore.Tensor, Primitive)
+
+    def adapter(x):
+        return M.exp_p(x)
+
+    def composite(x):
+        return M.mul_p(M.log_p(x), 2.0) * x            # the operator is not followed
+
+    class Forwarder:
+        def __call__(self, x):
+            return _ops_module().softmax(x, -1)        # a method on an unknown value
+
+    def forward(name):
+        def method(x):
+            return getattr(ops, name)(x)               # a public op named by a closure string
+        return method
+
+    assert gen.describe(reader.uses(adapter)) == "primitive `Exp`"
+    assert gen.describe(reader.uses(composite)) == "composite of `Log`, `Mul`"
+    assert gen.describe(reader.uses(Forwarder)) == "calls `ops.softmax`"
+    assert gen.describe(reader.uses(forward("sigmoid"))) == "calls `ops.sigmoid`"
+    assert ns.name(ops.subtract) == "sub" and ns.aliases(ops.sub) == ["subtract"]
+    names = {name for name, _, _ in gen.public_ops(ns, reader)}
+    assert "add" in names and "grad" not in names and "Primitive" not in names
+
+
+def _ops_module():
+    from spore import ops
+    return ops
 
 
 def test_every_page_has_examples_or_is_reference():

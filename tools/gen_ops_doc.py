@@ -5,11 +5,11 @@ Usage (from the repository root)::
     python tools/gen_ops_doc.py            # rewrite docs/ops.md
     python tools/gen_ops_doc.py --check    # exit 1 when docs/ops.md is stale
 
-What each public op is built from is read from its bytecode: the primitives
-and public ops its code (and the private helpers it calls) refers to, the
-Tensor methods it calls, and the Tensor operators it uses. A call that cannot
-be resolved without running the code (a name computed at run time) is not
-shown; an op whose code resolves to nothing is listed as "composite".
+What each public op is built from is read from its bytecode (see ``Reader``):
+the primitives and public ops its code, the private helpers and the Tensor
+methods it calls refer to. Python operators (``x * y``) are not followed, since
+their operands may be plain numbers; an op whose code resolves to nothing is
+listed as "composite".
 """
 from __future__ import annotations
 
@@ -72,9 +72,9 @@ def _canonical(obj, names):
 class Uses:
     """What one piece of code refers to: primitive names and public op names."""
 
-    def __init__(self):
-        self.prims = set()
-        self.ops = set()
+    def __init__(self, prims=(), ops=()):
+        self.prims = set(prims)
+        self.ops = set(ops)
 
     def merge(self, other):
         self.prims |= other.prims
@@ -82,116 +82,118 @@ class Uses:
 
 
 class Reader:
-    """Resolves what public ops and primitives a function or class refers to."""
+    """Finds the public ops and primitives a function or class refers to.
 
-    def __init__(self, namespace, tensor_cls, primitive_cls):
+    Globals, closure cells, attribute chains on them (``M.add_p``) and
+    function-level imports are resolved to objects. A method called on a value
+    of unknown type (``x.reshape(...)``, ``_ops().softmax(...)``) is taken to be
+    the Tensor method, or the public op, of that name. Private Spore functions
+    are followed into; public ops are recorded by name and not followed.
+    """
+
+    def __init__(self, namespace, ops, tensor_cls, primitive_cls):
         self.ns = namespace
+        self.ops = ops
         self.tensor = tensor_cls
         self.primitive = primitive_cls
         self.memo = {}
 
-    def uses(self, obj, owner=None):
-        """Uses of ``obj`` (a function or class); ``owner`` is the public op being read."""
+    def uses(self, obj):
+        """Uses of ``obj``, a function or a class (memoised; a cycle resolves to nothing)."""
         key = id(obj)
-        if key in self.memo:
-            return self.memo[key]
-        self.memo[key] = Uses()              # a cycle resolves to nothing
-        if isinstance(obj, type):
-            found = self._class_uses(obj, owner)
-        else:
-            found = self._function_uses(obj, owner)
-        self.memo[key] = found
-        return found
+        if key not in self.memo:
+            self.memo[key] = Uses()
+            reader = self._class_uses if isinstance(obj, type) else self._function_uses
+            self.memo[key] = reader(obj)
+        return self.memo[key]
 
-    def _class_uses(self, cls, owner):
+    def _class_uses(self, cls):
         found = Uses()
         call = getattr(cls, "__call__", None)
         if isinstance(call, types.FunctionType):
-            found.merge(self.uses(call, owner))
+            found.merge(self.uses(call))
             if "getattr" in call.__code__.co_names:
                 strings = [v for k in cls.__mro__ for v in vars(k).values() if isinstance(v, str)]
                 self._dynamic_names(strings, found)
         return found
 
-    def _function_uses(self, fn, owner):
+    def _function_uses(self, fn):
         found = Uses()
         fn = inspect.unwrap(fn)
         if not isinstance(fn, types.FunctionType):
             return found
-        cells = dict(zip(fn.__code__.co_freevars,
-                         (c.cell_contents for c in fn.__closure__ or () if _filled(c))))
+        cells = _closure(fn)
         for code in _codes(fn.__code__):
-            self._read_code(code, fn.__globals__, cells if code is fn.__code__ else {},
-                            owner, found)
+            self._read_code(code, fn.__globals__, cells if code is fn.__code__ else {}, found)
         if "getattr" in fn.__code__.co_names:
             self._dynamic_names(list(cells.values()) + list(fn.__code__.co_consts), found)
         return found
 
-    def _read_code(self, code, globs, cells, owner, found):
+    def _read_code(self, code, globs, cells, found):
         base = None                          # the resolved object the next attribute is read on
         level = 0                            # the relative level of the next import
         for ins in dis.get_instructions(code):
             op = ins.opname
             if op == "LOAD_CONST" and isinstance(ins.argval, int):
                 level = ins.argval
-            if op == "LOAD_GLOBAL":
-                base = _lookup(globs, ins.argval)
-                self._note(base, owner, found)
-            elif op == "LOAD_DEREF":
-                base = cells.get(ins.argval)
-                self._note(base, owner, found)
+            if op in ("LOAD_GLOBAL", "LOAD_DEREF"):
+                base = _lookup(globs, ins.argval) if op == "LOAD_GLOBAL" else cells.get(ins.argval)
+                self._note(base, found)
             elif op in ("LOAD_ATTR", "LOAD_METHOD"):
                 if base is not None:
                     base = getattr(base, ins.argval, None)
-                    self._note(base, owner, found)
+                    self._note(base, found)
                 elif op == "LOAD_METHOD" or ins.argrepr.startswith("NULL|self"):
-                    self._note(self._method(ins.argval), owner, found)
+                    self._note(self._method(ins.argval), found)
                 elif not hasattr(self.tensor, ins.argval):
-                    self._note(_ops_attr(ins.argval), owner, found)   # ops.f(*args)
+                    self._note(self._op(ins.argval), found)      # f = ops.name; f(*args)
             elif op == "IMPORT_NAME":
                 base = _import(ins.argval, level, globs)
             elif op == "IMPORT_FROM":
-                self._note(getattr(base, ins.argval, None), owner, found)
+                self._note(getattr(base, ins.argval, None), found)
             else:
                 base = None
+
+    def _op(self, name):
+        return getattr(self.ops, name, None)
 
     def _method(self, name):
         """A method called on a value of unknown type: a Tensor method when Tensor's
         adapter layer defines one by that name, else the public op of that name."""
-        if hasattr(self.tensor, name):
-            fn = getattr(self.tensor, name)
-            fn = fn.fget if isinstance(fn, property) else fn
-            module = getattr(fn, "__module__", "") or ""
-            return fn if module.startswith(("spore._tensor_methods", "spore.ops")) else None
-        return _ops_attr(name)
+        if not hasattr(self.tensor, name):
+            return self._op(name)
+        fn = getattr(self.tensor, name)
+        fn = fn.fget if isinstance(fn, property) else fn
+        module = getattr(fn, "__module__", "") or ""
+        return fn if module.startswith(("spore._tensor_methods", "spore.ops")) else None
 
     def _dynamic_names(self, values, found):
         """Strings that name a public op, for code that looks ops up with ``getattr``."""
         for v in values:
-            if isinstance(v, str) and self.ns.name(_ops_attr(v)) is not None:
-                found.ops.add(self.ns.name(_ops_attr(v)))
+            name = self.ns.name(self._op(v)) if isinstance(v, str) else None
+            if name is not None:
+                found.ops.add(name)
 
-    def _note(self, obj, owner, found):
-        if obj is None or obj is owner:
-            return
-        if isinstance(obj, self.primitive):
-            found.prims.add(obj.name)
-            return
+    def _note(self, obj, found):
         if isinstance(obj, property):
             obj = obj.fget
-        name = self.ns.name(obj) if not isinstance(obj, (str, int, float, tuple)) else None
-        if name is not None and not isinstance(obj, types.ModuleType):
-            found.ops.add(name)
-        elif _is_spore_code(obj):
-            found.merge(self.uses(obj, owner))
+        if isinstance(obj, self.primitive):
+            found.prims.add(obj.name)
+        elif isinstance(obj, (types.FunctionType, type)) and self.ns.name(obj) is not None:
+            found.ops.add(self.ns.name(obj))
+        elif _is_spore_function(obj):
+            found.merge(self.uses(obj))
 
 
-def _filled(cell):
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:
-        return False
+def _closure(fn):
+    """A function's closure cells by variable name (empty cells left out)."""
+    cells = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return cells
 
 
 def _codes(code):
@@ -216,14 +218,7 @@ def _lookup(globs, name):
     return getattr(builtins, name, None)
 
 
-_OPS = None
-
-
-def _ops_attr(name):
-    return getattr(_OPS, name, None)
-
-
-def _is_spore_code(obj):
+def _is_spore_function(obj):
     """A Spore function (followed into); classes other than public ops are not."""
     return (isinstance(obj, types.FunctionType)
             and (getattr(obj, "__module__", None) or "").startswith("spore"))
@@ -256,25 +251,27 @@ def _family_name(module):
 
 
 # --------------------------------------------------------------------------- the page
-def public_ops(ns, reader, primitive_cls):
+def public_ops(ns, reader):
     """(name, obj, Uses) for every public op that is a function or a primitive class."""
     rows = []
     for name, obj in ns.objects():
         if isinstance(obj, (types.FunctionType, type)) and not _is_infrastructure(obj):
-            rows.append((name, obj, reader.uses(obj, owner=obj)))
+            uses = reader.uses(obj)
+            rows.append((name, obj, Uses(uses.prims, uses.ops - {name})))
     return rows
 
 
 def _is_infrastructure(obj):
-    """Autodiff transforms, higher-order helpers and base classes: not ops themselves."""
-    mod = getattr(obj, "__module__", "") or ""
-    if not mod.startswith("spore") or mod.startswith("spore._autodiff") or mod.endswith(
-            "_higher_order"):
+    """Autodiff transforms, higher-order helpers, the primitive base class and its
+    decorator: public names that are not ops themselves."""
+    module = getattr(obj, "__module__", "") or ""
+    if not module.startswith("spore") or module.startswith("spore._autodiff"):
         return True
-    if mod == "spore.ops.operations" and not isinstance(obj, type):
-        return True                          # prim_attr_register, a decorator
-    return isinstance(obj, type) and not callable(getattr(obj, "__call__", None)) or (
-        isinstance(obj, type) and obj.__call__.__qualname__.startswith("Primitive."))
+    if module.endswith("_higher_order"):
+        return True
+    if module == "spore.ops.operations" and not isinstance(obj, type):
+        return True                          # prim_attr_register
+    return isinstance(obj, type) and obj.__call__.__qualname__.startswith("Primitive.")
 
 
 def describe(uses):
@@ -290,14 +287,12 @@ def describe(uses):
 
 
 def render(spore, ops, registry, primitive_cls):
-    global _OPS
-    _OPS = ops
+    """The text of docs/ops.md."""
     ns = Namespace(ops)
-    reader = Reader(ns, spore.Tensor, primitive_cls)
-    rows = public_ops(ns, reader, primitive_cls)
+    rows = public_ops(ns, Reader(ns, ops, spore.Tensor, primitive_cls))
     families = primitive_families(registry, primitive_cls)
     out = _header(registry, rows)
-    out += _primitive_section(registry, families, rows, ns)
+    out += _primitive_section(registry, families, rows)
     out += _public_section(rows, ns)
     out += _other_names(ns, rows)
     return "\n".join(out) + "\n"
@@ -349,7 +344,7 @@ def _header(registry, rows):
     ]
 
 
-def _primitive_section(registry, families, rows, ns):
+def _primitive_section(registry, families, rows):
     callers = {}
     for name, _, uses in rows:
         for p in uses.prims:
@@ -405,7 +400,7 @@ def _op_family(obj):
 
 def _other_names(ns, rows):
     listed = {name for name, _, _ in rows}
-    others = [name for name, obj in ns.objects() if name not in listed]
+    others = [name for name, _ in ns.objects() if name not in listed]
     return ["## Other names in `spore.ops`", "",
             "Autodiff transforms (see [autodiff.md](autodiff.md)), higher-order helpers",
             "and base classes:", "",
