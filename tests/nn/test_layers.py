@@ -594,6 +594,21 @@ def test_batchnorm_errors_and_repr():
         "shape=(3,), dtype=Float32, requires_grad=False))")
 
 
+def test_batchnorm3d_is_a_batchnorm2d_child_as_in_mindspore():
+    # MindSpore 2.10: BatchNorm3d holds BatchNorm2d 'bn2d', so its checkpoint names are
+    # bn2d.moving_mean, ...; it normalises (N, C, D*H, W) with that child
+    bn = nn.BatchNorm3d(2, momentum=0.7).set_train()
+    assert [p.name for p in bn.get_parameters()] == [
+        "bn2d.moving_mean", "bn2d.moving_variance", "bn2d.gamma", "bn2d.beta"]
+    x = RNG.standard_normal((2, 2, 3, 2, 2)).astype(np.float32)
+    mu, var = x.mean((0, 2, 3, 4)), x.var((0, 2, 3, 4))
+    want = (x - mu[:, None, None, None]) / np.sqrt(var[:, None, None, None] + 1e-5)
+    np.testing.assert_allclose(bn(Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn.bn2d.moving_mean.asnumpy(), 0.3 * mu, rtol=1e-5)
+    with pytest.raises(ValueError, match="'BatchNorm3d', the in_shape must have 5 dims, but got 4"):
+        bn(t32(np.ones((2, 2, 3, 3))))
+
+
 def test_layernorm():
     x = t32(np.arange(48).reshape(2, 3, 8))
     ln = nn.LayerNorm((3, 8), begin_norm_axis=1, begin_params_axis=1)

@@ -117,13 +117,28 @@ class BatchNorm2d(_BatchNorm):
         return f"For 'BatchNorm2d', the in_shape must have 4 dims, but got {ndim}."
 
 
-class BatchNorm3d(_BatchNorm):
-    """Batch normalisation of (N, C, D, H, W) inputs (arguments as BatchNorm1d)."""
+class BatchNorm3d(Cell):
+    """Batch normalisation of (N, C, D, H, W) inputs (arguments as BatchNorm1d).
 
-    _ranks = (5,)
+    As in MindSpore, a BatchNorm2d child ``bn2d`` runs on (N, C, D*H, W), so the
+    parameters are named ``bn2d.gamma``, ``bn2d.moving_mean``, ... (checkpoints move
+    between the two frameworks).
+    """
 
-    def _rank_message(self, ndim):
-        return f"For 'BatchNorm3d', the in_shape must have 5 dims, but got {ndim}."
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, dtype=float32):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                moving_mean_init, moving_var_init, use_batch_statistics,
+                                dtype=dtype)
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"For 'BatchNorm3d', the in_shape must have 5 dims, but got "
+                             f"{x.ndim}.")
+        n, c, d, h, w = x.shape
+        return self.bn2d(x.reshape(n, c, d * h, w)).reshape(x.shape)
 
 
 class LayerNorm(Cell):
