@@ -820,7 +820,9 @@ nonzero_p = Primitive("NonZero", _make_nonzero, kind="opaque", n_inputs=1, nondi
 
 # ----------------------------------------------------------------- padding
 # ``pads`` holds one (before, after) pair per dimension in dimension order;
-# negative amounts crop (constant mode only). ``mode`` uses NumPy's names.
+# negative amounts crop. ``mode`` uses NumPy's names. As in MindSpore 2.10 (and
+# PyTorch), constant and wrap modes crop before padding, while reflect and edge
+# pad before cropping: a reflection may reach into the cropped positions.
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
@@ -834,14 +836,13 @@ def _pad_infer(attrs, x):
                          f"got {len(pads)} pairs for rank {len(shape)}.")
     out = []
     for d, ((b, a), n) in enumerate(zip(pads, shape)):
-        if mode != "constant" and (b < 0 or a < 0):
-            raise ValueError(f"For 'Pad', negative padding is only supported in constant mode, "
-                             f"but got ({b}, {a}) at dimension {d}.")
-        if mode == "reflect" and (b >= n or a >= n) and (b or a):
+        if mode == "reflect" and (b >= n or a >= n) and (b > 0 or a > 0):
             raise ValueError(f"For 'Pad' reflect mode, the padding size must be less than the "
                              f"corresponding input dimension, but got ({b}, {a}) at dimension "
                              f"{d} of size {n}.")
-        if mode in ("edge", "wrap") and (b or a) and (n == 0 or (mode == "wrap" and max(b, a) > n)):
+        kept = n - max(-b, 0) - max(-a, 0)    # wrap pads what is left after cropping
+        if (mode == "edge" and (b > 0 or a > 0) and n == 0) or (
+                mode == "wrap" and (b > 0 or a > 0) and max(b, a) > max(kept, 0)):
             raise ValueError(f"For 'Pad' {mode} mode, the padding ({b}, {a}) is too large for "
                              f"dimension {d} of size {n}.")
         if n + b + a < 0:
@@ -854,14 +855,14 @@ def _pad_infer(attrs, x):
 def _make_pad(xp):
     def pad(x, pads, mode, value):
         _pad_infer({"pads": pads, "mode": mode}, x)   # NumPy would accept some invalid pads
-        x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pads, x.shape))]
-        widths = tuple((max(b, 0), max(a, 0)) for b, a in pads)
         if mode == "constant":
+            x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pads, x.shape))]
+            widths = tuple((max(b, 0), max(a, 0)) for b, a in pads)
             shape = tuple(n + b + a for (b, a), n in zip(widths, x.shape))
             out = xp.full(shape, xp.asarray(value).astype(x.dtype), dtype=x.dtype)
             out[tuple(slice(b, b + n) for (b, _), n in zip(widths, x.shape))] = x
             return out
-        for d, (b, a) in enumerate(widths):
+        for d, (b, a) in enumerate(pads):
             if b or a:
                 x = xp.take(x, _pad_source(xp, x.shape[d], b, a, mode), axis=d)
         return x
@@ -869,8 +870,14 @@ def _make_pad(xp):
 
 
 def _pad_source(xp, n, before, after, mode):
-    """For each position of a padded axis, the input position its value comes from."""
-    return xp.asarray(np.pad(np.arange(n), (before, after), mode=mode))
+    """For each position of a padded axis, the input position its value comes from
+    (negative amounts crop; see the note above)."""
+    grow = (max(before, 0), max(after, 0))
+    if mode == "wrap":
+        kept = np.arange(max(-before, 0), n - max(-after, 0))
+        return xp.asarray(np.pad(kept, grow, mode=mode))
+    padded = np.pad(np.arange(n), grow, mode=mode)
+    return xp.asarray(padded[max(-before, 0):len(padded) - max(-after, 0)])
 
 
 pad_p = Primitive("Pad", _make_pad, kind="opaque", n_inputs=1, infer=_pad_infer)
@@ -899,9 +906,11 @@ def _make_pad_grad(xp):
             n = g.shape[d] - b - a
             source = _pad_source(xp, n, b, a, mode)
             moved = xp.moveaxis(g, d, 0)
-            folded = moved[b:b + n].copy()
-            xp.add.at(folded, source[:b], moved[:b])
-            xp.add.at(folded, source[b + n:], moved[b + n:])
+            lo, hi = max(b, 0), moved.shape[0] - max(a, 0)   # copied straight from the input
+            folded = xp.zeros((n,) + moved.shape[1:], dtype=g.dtype)
+            folded[source[lo:hi]] = moved[lo:hi]
+            xp.add.at(folded, source[:lo], moved[:lo])
+            xp.add.at(folded, source[hi:], moved[hi:])
             g = xp.moveaxis(folded, 0, d)
         return g
     return pad_grad

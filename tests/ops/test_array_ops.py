@@ -56,7 +56,12 @@ def _np_pad_torch_order(x, padding, mode="constant", value=0.0):
     pos = [(max(b, 0), max(a, 0)) for b, a in pairs]
     if np_mode == "constant":
         return np.pad(x[crop], pos, constant_values=value)
-    return np.pad(x[crop], pos, mode=np_mode)
+    if np_mode == "wrap":
+        return np.pad(x[crop], pos, mode=np_mode)
+    # reflect / edge pad first and crop after (the reflection may reach cropped values)
+    padded = np.pad(x, pos, mode=np_mode)
+    return padded[tuple(slice(max(-b, 0), n - max(-a, 0))
+                        for (b, a), n in zip(pairs, padded.shape))]
 
 
 def _np_diagonal(x, offset=0, dim1=0, dim2=1):
@@ -311,6 +316,12 @@ PAD = [
            lambda x: _np_pad_torch_order(x, (2, 1, 0, 3), "replicate"), (1, 3, 4)),
     OpCase("pad-circular", lambda x: ops.pad(x, (2, 1), mode="circular"),
            lambda x: _np_pad_torch_order(x, (2, 1), "circular"), (2, 3)),
+    OpCase("pad-reflect-negative", lambda x: ops.pad(x, (-1, 3, 2, -2), mode="reflect"),
+           lambda x: _np_pad_torch_order(x, (-1, 3, 2, -2), "reflect"), (1, 3, 4)),
+    OpCase("pad-replicate-negative", lambda x: ops.pad(x, (-4, 1, -1, 2), mode="replicate"),
+           lambda x: _np_pad_torch_order(x, (-4, 1, -1, 2), "replicate"), (1, 3, 4)),
+    OpCase("pad-circular-negative", lambda x: ops.pad(x, (2, -2, -1, 1), mode="circular"),
+           lambda x: _np_pad_torch_order(x, (2, -2, -1, 1), "circular"), (1, 3, 4)),
 ]
 
 ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD
@@ -472,6 +483,27 @@ def test_pad_matches_reference_layout():
     ints = ops.pad(Tensor([[1, 2]]), (1, 1), value=7)
     assert ints.dtype == ms.int64
     np.testing.assert_array_equal(ints.asnumpy(), [[7, 1, 2, 7]])
+
+
+def test_pad_negative_amounts_in_every_mode():
+    # Reference MindSpore 2.10: ops.pad(arange(5.).reshape(1, 1, 5), padding, mode=mode)
+    x = Tensor(np.arange(5.0, dtype=np.float32).reshape(1, 1, 5))
+    want = {
+        ("replicate", (-1, 4)): [1, 2, 3, 4, 4, 4, 4, 4],
+        ("replicate", (-5, 1)): [4],
+        ("replicate", (3, -2)): [0, 0, 0, 0, 1, 2],
+        ("reflect", (-1, 4)): [1, 2, 3, 4, 3, 2, 1, 0],
+        ("reflect", (2, -1)): [2, 1, 0, 1, 2, 3],
+        ("reflect", (-5, 1)): [3],
+        ("circular", (-1, 2)): [1, 2, 3, 4, 1, 2],
+        ("circular", (3, -2)): [0, 1, 2, 0, 1, 2],
+        ("circular", (-4, 0)): [4],
+    }
+    for (mode, padding), values in want.items():
+        got = ops.pad(x, padding, mode=mode).asnumpy().ravel()
+        np.testing.assert_array_equal(got, values, err_msg=f"{mode} {padding}")
+    with pytest.raises(ValueError, match="too large"):
+        ops.pad(x, (-2, 4), mode="circular")       # wraps more than the 3 kept values
 
 
 def test_pad_reflect_gradient_folds_borders():
