@@ -26,3 +26,99 @@ def dataset_pipeline(ms, seed):
         out.update({f"batch{i}/{name}": value for name, value in batch.items()})
     out["dataset_size"] = np.array(dataset.get_dataset_size())
     return out
+
+
+def collect(dataset, prefix=""):
+    """Every row/batch of a dataset as numbered NumPy arrays, plus its size and columns."""
+    out = {}
+    for i, row in enumerate(dataset.create_dict_iterator(output_numpy=True)):
+        out.update({f"{prefix}{i}/{name}": np.asarray(value) for name, value in row.items()})
+    out[f"{prefix}size"] = np.array(dataset.get_dataset_size())
+    out[f"{prefix}columns"] = np.array(dataset.get_col_names())
+    return out
+
+
+@program
+def dataset_ops(ms, seed):
+    rng = np.random.default_rng(seed)
+    ds = ms.dataset
+    x = randn(rng, 7, 2)
+    y = np.arange(7, dtype=np.int32)
+
+    def source():
+        return ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False)
+
+    def python_rows():
+        for i in range(5):
+            yield i, float(i) / 2, np.array([i, i + 1], np.int64)
+
+    # Python ints stay out of NumPy arithmetic on int32 rows: NumPy 1 (the reference's) would
+    # widen 0-d results to int64, NumPy 2 (Spore's) keeps int32; that is NumPy, not the framework
+    two = np.int32(2)
+
+    def per_batch(xs, ys, info):
+        """Columns arrive as lists of rows."""
+        return [v + info.get_batch_num() for v in xs], [v * two for v in ys]
+
+    out = {}
+    pipelines = {
+        "python_types": ds.GeneratorDataset(python_rows, ["a", "b", "c"], shuffle=False),
+        "repeat_take_skip": source().repeat(2).skip(3).take(6),
+        "project_rename": source().project(["y"]).rename(["y"], ["label"]),
+        "filter": source().filter(lambda v: v % 3 != 0, input_columns=["y"]),
+        "map_split_columns": source().map(lambda v: (v * two, v + two), input_columns=["y"],
+                                          output_columns=["double", "next"]),
+        "map_ops_list": source().map([lambda v: v + 1.0, lambda v: v * v], input_columns="x"),
+        "drop_remainder": source().batch(3, drop_remainder=True),
+        "per_batch_map": source().batch(4, per_batch_map=per_batch, input_columns=["x", "y"]),
+        "concat": source().take(2) + source().skip(5),
+        "zip": ds.zip((source().project("x"),
+                       ds.NumpySlicesDataset({"z": y * 3}, shuffle=False))),
+        "tuple_slices": ds.NumpySlicesDataset((x, y), column_names=["a", "b"],
+                                              shuffle=False).batch(5),
+    }
+    for name, pipeline in pipelines.items():
+        out.update(collect(pipeline, f"{name}/"))
+    return out
+
+
+@program
+def dataset_transforms(ms, seed):
+    rng = np.random.default_rng(seed)
+    ds = ms.dataset
+    transforms, vision = ds.transforms, ds.vision
+    images = rng.integers(0, 256, (3, 6, 5, 3)).astype(np.uint8)
+    labels = np.array([0, 2, 1], np.int32)
+
+    def source():
+        return ds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+
+    image_ops = {
+        "rescale_hwc2chw": [vision.Rescale(1.0 / 255, -0.5), vision.HWC2CHW()],
+        "normalize": [vision.Normalize([120.0, 110.0, 100.0], [50.0, 60.0, 70.0])],
+        "resize_bilinear": [vision.Resize((4, 7))],
+        "resize_nearest": [vision.Resize((9, 3), vision.Inter.NEAREST)],
+        "resize_float": [vision.Rescale(1.0 / 255, 0.0), vision.Resize((4, 3))],
+        "resize_short_side": [vision.Resize(4)],
+        "center_crop": [vision.CenterCrop((3, 2))],
+        "crop": [vision.Crop((1, 2), (3, 3))],
+        "pad_edge": [vision.Pad((1, 2), padding_mode=vision.Border.EDGE)],
+        "pad_fill": [vision.Pad((1, 0, 2, 1), fill_value=(10, 20, 30))],
+        "flips": [vision.HorizontalFlip(), vision.VerticalFlip()],
+        "to_tensor": [vision.ToTensor()],
+        "to_type": [vision.ToType(np.int16)],
+    }
+    label_ops = {
+        "one_hot": [transforms.OneHot(3)],
+        "one_hot_smoothing": [transforms.TypeCast(ms.int64), transforms.OneHot(3, 0.1)],
+        "type_cast": [transforms.TypeCast(ms.float16)],
+        "fill": [transforms.Fill(7)],
+        "mask": [transforms.Mask(transforms.Relational.GE, 1)],
+    }
+    out = {}
+    for name, ops in image_ops.items():
+        out.update(collect(source().map(ops, input_columns="image"), f"{name}/"))
+    for name, ops in label_ops.items():
+        out.update(collect(source().map(ops, input_columns="label").project("label"),
+                           f"{name}/"))
+    return out

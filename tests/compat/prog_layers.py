@@ -133,3 +133,191 @@ def multihead_attention(ms, seed):
                        ms.Tensor(randn(rng, 2, 4, 5)))
     out.update({"kdim_vdim/attn": attn.asnumpy(), "kdim_vdim/weights": weights.asnumpy()})
     return out
+
+
+def layer_results(ms, rng, layers, *shapes):
+    """Values, input gradients and weight gradients of each named layer on seeded inputs."""
+    out = {}
+    for name, layer in layers.items():
+        set_weights(ms, layer, rng)
+        inputs = [randn(rng, *shape) for shape in shapes]
+        out.update(prefixed(name, input_grads(ms, layer, rng, *inputs)))
+        if layer.trainable_params():
+            out.update(prefixed(name, weight_grads(ms, layer, rng, *inputs)))
+    return out
+
+
+@program
+def conv_variants(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    conv2d = {
+        "dilated": nn.Conv2d(4, 6, 3, dilation=2, pad_mode="valid", has_bias=True),
+        "grouped_same_stride2": nn.Conv2d(4, 6, 3, stride=2, group=2, pad_mode="same"),
+        "same_even_kernel": nn.Conv2d(4, 2, (2, 4), stride=(1, 2), pad_mode="same"),
+        "pad_tuple": nn.Conv2d(4, 3, (3, 2), pad_mode="pad", padding=(1, 2, 0, 1),
+                               has_bias=True),
+        "depthwise": nn.Conv2d(4, 4, 3, group=4, pad_mode="pad", padding=1),
+        "transpose_same_s2": nn.Conv2dTranspose(4, 3, 3, stride=2, has_bias=True),
+        "transpose_valid": nn.Conv2dTranspose(4, 2, (2, 3), stride=(2, 1), pad_mode="valid"),
+        "transpose_pad": nn.Conv2dTranspose(4, 3, 3, stride=2, pad_mode="pad", padding=1,
+                                            dilation=1, has_bias=True),
+        "transpose_grouped": nn.Conv2dTranspose(4, 6, 3, group=2, pad_mode="same"),
+    }
+    conv1d = {
+        "conv1d_same": nn.Conv1d(3, 4, 3, stride=2, has_bias=True),
+        "conv1d_valid_dilated": nn.Conv1d(3, 2, 2, dilation=2, pad_mode="valid"),
+        "conv1d_pad": nn.Conv1d(3, 4, 3, pad_mode="pad", padding=2, has_bias=True),
+        "conv1d_transpose": nn.Conv1dTranspose(3, 2, 3, stride=2, pad_mode="valid",
+                                               has_bias=True),
+    }
+    out = layer_results(ms, rng, conv2d, (2, 4, 7, 6))
+    out.update(layer_results(ms, rng, conv1d, (2, 3, 9)))
+    return out
+
+
+@program
+def pool_variants(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    pools2d = {
+        "max_same_s2": nn.MaxPool2d(3, 2, pad_mode="same"),
+        "max_pad_ceil": nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True),
+        "max_dilated": nn.MaxPool2d(2, 1, pad_mode="pad", dilation=2),
+        "avg_same_s2": nn.AvgPool2d(3, 2, pad_mode="same"),
+        "avg_pad_exclude": nn.AvgPool2d(3, 2, pad_mode="pad", padding=1,
+                                        count_include_pad=False),
+        "avg_pad_include_ceil": nn.AvgPool2d(2, 2, pad_mode="pad", padding=1, ceil_mode=True),
+        "avg_divisor": nn.AvgPool2d(2, 1, divisor_override=3),
+        "adaptive_avg": nn.AdaptiveAvgPool2d((3, 2)),
+        "adaptive_avg_none": nn.AdaptiveAvgPool2d((None, 4)),
+        "adaptive_max": nn.AdaptiveMaxPool2d((2, 3)),
+    }
+    pools1d = {
+        "max1d_same": nn.MaxPool1d(3, 2, pad_mode="same"),
+        "avg1d_valid": nn.AvgPool1d(3, 2),
+        "adaptive_avg1d": nn.AdaptiveAvgPool1d(3),
+        "adaptive_max1d": nn.AdaptiveMaxPool1d(3),
+    }
+    out = layer_results(ms, rng, pools2d, (2, 3, 7, 5))
+    out.update(layer_results(ms, rng, pools1d, (2, 3, 9)))
+    indices = nn.MaxPool2d(2, 2, pad_mode="pad", return_indices=True)(ms.Tensor(randn(rng, 1, 2, 4, 6)))
+    out.update({"max_indices/values": indices[0].asnumpy(),
+                "max_indices/indices": indices[1].asnumpy()})
+    return out
+
+
+@program
+def more_activations(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    cells = {
+        "relu6": nn.ReLU6(), "mish": nn.Mish(), "sigmoid": nn.Sigmoid(),
+        "log_sigmoid": nn.LogSigmoid(), "tanh": nn.Tanh(), "tanhshrink": nn.Tanhshrink(),
+        "hswish": nn.HSwish(), "hsigmoid": nn.HSigmoid(), "softsign": nn.Softsign(),
+        "selu": nn.SeLU(), "fast_gelu": nn.FastGelu(), "leaky_relu": nn.LeakyReLU(0.1),
+        "elu": nn.ELU(1.0), "celu": nn.CELU(1.3), "hardtanh": nn.Hardtanh(-0.5, 1.5),
+        "softshrink": nn.SoftShrink(0.3),
+        "hshrink": nn.HShrink(0.4), "threshold": nn.Threshold(0.2, -1.0),
+        "softmin": nn.Softmin(axis=1), "prelu": nn.PReLU(3, 0.1),
+    }
+    return layer_results(ms, rng, cells, (2, 3, 4))
+
+
+@program
+def norm_variants(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    out = layer_results(ms, rng, {"group_norm": nn.GroupNorm(2, 4, eps=1e-3)}, (2, 4, 3, 2))
+    cases = {
+        "affine_false": (nn.BatchNorm2d(3, affine=False), (4, 3, 2, 2)),
+        "batch_stats_in_eval": (nn.BatchNorm2d(3, use_batch_statistics=True), (4, 3, 2, 2)),
+        "bn1d_3d_input": (nn.BatchNorm1d(3, momentum=0.5), (4, 3, 5)),
+        "bn3d": (nn.BatchNorm3d(2), (2, 2, 2, 3, 2)),
+    }
+    for name, (bn, shape) in cases.items():
+        set_weights(ms, bn, rng)
+        bn.set_train(name != "batch_stats_in_eval")
+        out[f"{name}/out"] = bn(ms.Tensor(randn(rng, *shape, scale=2.0))).asnumpy()
+        out.update(weights_of(bn, f"{name}/param:"))
+    return out
+
+
+@program
+def rnn_variants(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    out = {}
+    rnn = nn.RNN(3, 4, num_layers=2, nonlinearity="relu", has_bias=False)
+    set_weights(ms, rnn, rng)
+    out.update(prefixed("rnn_relu", input_grads(ms, rnn, rng, randn(rng, 5, 2, 3),
+                                                randn(rng, 2, 2, 4))))
+    out.update(names_of(rnn))
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    set_weights(ms, lstm, rng)
+    output, (hn, cn) = lstm(ms.Tensor(randn(rng, 2, 5, 3)))
+    out.update({"lstm_zero_state/output": output.asnumpy(), "lstm_zero_state/hn": hn.asnumpy(),
+                "lstm_zero_state/cn": cn.asnumpy()})
+    cells = {"rnn_cell": (nn.RNNCell(3, 4, nonlinearity="tanh"), 1),
+             "gru_cell": (nn.GRUCell(3, 4), 1), "lstm_cell": (nn.LSTMCell(3, 4), 2)}
+    for name, (cell, n_states) in cells.items():
+        set_weights(ms, cell, rng)
+        x, h = randn(rng, 2, 3), randn(rng, 2, 4)
+        if n_states == 1:
+            out.update(prefixed(name, input_grads(ms, cell, rng, x, h)))
+        else:
+            c = randn(rng, 2, 4)
+            out.update(prefixed(name, input_grads(ms, lambda a, b, d, cell=cell: cell(a, (b, d)),
+                                                  rng, x, h, c)))
+    return out
+
+
+@program
+def transformer_stack(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    out = {}
+    decoder = nn.TransformerDecoderLayer(8, 2, dim_feedforward=12, dropout=0.0)
+    set_weights(ms, decoder, rng)
+    tgt, memory = randn(rng, 3, 2, 8), randn(rng, 4, 2, 8)
+    causal = np.triu(np.full((3, 3), -np.inf, np.float32), 1)
+    out.update(prefixed("decoder", input_grads(
+        ms, lambda t, m: decoder(t, m, tgt_mask=ms.Tensor(causal)), rng, tgt, memory)))
+    encoder = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, dim_feedforward=12, dropout=0.0), 2,
+        norm=nn.LayerNorm((8,)))
+    set_weights(ms, encoder, rng)
+    out.update(prefixed("encoder_stack", input_grads(ms, encoder, rng, randn(rng, 4, 2, 8))))
+    out.update(names_of(encoder))
+    model = nn.Transformer(8, 2, num_encoder_layers=1, num_decoder_layers=1,
+                           dim_feedforward=12, dropout=0.0, batch_first=True)
+    set_weights(ms, model, rng)
+    src, tgt = randn(rng, 2, 4, 8), randn(rng, 2, 3, 8)
+    out["transformer/out"] = model(ms.Tensor(src), ms.Tensor(tgt)).asnumpy()
+    bool_mask = ms.Tensor(np.triu(np.ones((3, 3), bool), 1))
+    out["transformer/bool_tgt_mask"] = model(ms.Tensor(src), ms.Tensor(tgt),
+                                             tgt_mask=bool_mask).asnumpy()
+    return out
+
+
+@program
+def basic_layers(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    layers = {
+        "dense_tanh": nn.Dense(5, 3, activation="tanh"),
+        "dense_no_bias": nn.Dense(5, 4, has_bias=False, activation=nn.ReLU()),
+        "flatten_from_2": nn.Flatten(start_dim=2),
+        "dropout_eval": nn.Dropout(p=0.5),
+        "identity": nn.Identity(),
+    }
+    for cell in layers.values():
+        cell.set_train(False)
+    out = layer_results(ms, rng, layers, (2, 3, 5))
+    embedding = nn.Embedding(7, 3, padding_idx=2)
+    out["embedding_padding_initial"] = embedding.embedding_table.asnumpy()[2]
+    set_weights(ms, embedding, rng)
+    ids = np.array([[2, 1, 2], [6, 0, 3]], np.int32)
+    out.update(prefixed("embedding_padding", weight_grads(ms, embedding, rng, ids)))
+    out["embedding_padding/out"] = embedding(ms.Tensor(ids)).asnumpy()
+    return out

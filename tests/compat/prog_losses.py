@@ -55,3 +55,51 @@ def bce_with_logits(ms, seed):
         for name, loss in losses.items():
             out.update(prefixed(f"{name}_{reduction}", input_grads(ms, loss, rng, logits, target)))
     return out
+
+
+@program
+def regression_losses(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    logits, labels = randn(rng, 3, 4), randn(rng, 3, 4)
+    out = {}
+    for reduction in ("mean", "sum", "none"):
+        losses = {
+            "mse": nn.MSELoss(reduction), "l1": nn.L1Loss(reduction),
+            "smooth_l1": nn.SmoothL1Loss(beta=0.5, reduction=reduction),
+            "huber": nn.HuberLoss(reduction, delta=0.7),
+        }
+        for name, loss in losses.items():
+            out.update(prefixed(f"{name}_{reduction}", input_grads(ms, loss, rng, logits, labels)))
+    out["smooth_l1_default"] = nn.SmoothL1Loss()(ms.Tensor(logits), ms.Tensor(labels)).asnumpy()
+    return out
+
+
+@program
+def classification_losses(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    logits = randn(rng, 5, 4, scale=2.0)
+    log_probs = ms.ops.log_softmax(ms.Tensor(logits), 1).asnumpy()
+    labels = ms.Tensor(rng.integers(0, 4, 5).astype(np.int32))
+    weight = ms.Tensor(uniform(rng, 0.5, 2.0, 4))
+    probs = uniform(rng, 0.05, 0.95, 5, 4)
+    targets = uniform(rng, 0.0, 1.0, 5, 4)
+    dense_labels = rng.dirichlet(np.ones(4), 5).astype(np.float32)
+    out = {}
+    for reduction in ("mean", "sum", "none"):
+        nll = nn.NLLLoss(weight=weight, ignore_index=2, reduction=reduction)
+        out.update(prefixed(f"nll_{reduction}", input_grads(
+            ms, lambda z, loss=nll: loss(z, labels), rng, log_probs)))
+        bce = nn.BCELoss(weight=ms.Tensor(uniform(rng, 0.5, 2.0, 5, 4)), reduction=reduction)
+        out.update(prefixed(f"bce_{reduction}", input_grads(ms, bce, rng, probs, targets)))
+        dense = nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction=reduction)
+        out.update(prefixed(f"softmax_ce_dense_{reduction}",
+                            input_grads(ms, dense, rng, logits, dense_labels)))
+        sparse = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=reduction)
+        out.update(prefixed(f"softmax_ce_sparse_{reduction}", input_grads(
+            ms, lambda z, loss=sparse: loss(z, labels), rng, logits)))
+    for reduction in ("batchmean", "sum", "none"):
+        kl = nn.KLDivLoss(reduction=reduction)
+        out.update(prefixed(f"kl_{reduction}", input_grads(ms, kl, rng, log_probs, probs)))
+    return out

@@ -1,9 +1,12 @@
 """Spore runs the programs of ``programs.py`` with the results MindSpore 2.10 gave.
 
 The golden ``tests/data/compat/<program>.npz`` files were written by the reference MindSpore 2.10
-(CPU, PyNative) with ``generate_golden.py``; see that script to regenerate them.
+(CPU, PyNative, NumPy 1.26) with ``generate_golden.py``; see that script to regenerate them.
+Every result is compared: names, shapes, dtypes and values (float32 tolerances).
 """
+import functools
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -15,10 +18,41 @@ GOLDEN_DIR = pathlib.Path(__file__).resolve().parents[1] / "data" / "compat"
 SEED = 0
 RTOL, ATOL = 2e-4, 2e-5
 
+# Results that still differ from MindSpore 2.10 in code other engineers own: the golden
+# comparison leaves them out, and each is an xfail(strict) test below until it is fixed.
+PENDING = {
+    "softmax_cross_entropy_label_gradient": (
+        "classification_losses", r"softmax_ce_dense_\w+/dinput1",
+        "SoftmaxCrossEntropyWithLogits (dense labels) passes a gradient to the labels; "
+        "MindSpore's bprop returns zeros for them"),
+    "bicubic_half_pixel": (
+        "pad_and_resize_ops", r"bicubic_half_pixel/.*",
+        "interpolate(mode='bicubic', align_corners=False) uses PyTorch's a=-0.75 with clamped "
+        "borders; MindSpore 2.10 (TF1 ResizeBicubic with half-pixel centers) uses Keys' a=-0.5 "
+        "and drops taps outside the image, renormalising the rest"),
+    "bicubic_align_corners_table": (
+        "pad_and_resize_ops", r"bicubic_align/.*",
+        "interpolate(mode='bicubic', align_corners=True): MindSpore 2.10 reads the cubic "
+        "weights from a 1024-entry table (fraction rounded to 1/1024), errors up to 1.4e-3"),
+}
+
+# Results where MindSpore 2.10 itself is wrong on CPU; Spore follows the maths instead, and the
+# named test checks it against an independent reference.
+MINDSPORE_WRONG = {
+    ("more_activations", r"selu/dinput0"):
+        "SeLU's gradient for x < 0 is not scale*alpha*exp(x) on MindSpore's CPU build "
+        "(see test_selu_gradient_follows_the_formula)",
+}
+
 
 def load_golden(name):
     with np.load(GOLDEN_DIR / f"{name}.npz", allow_pickle=False) as data:
         return {key: data[key] for key in data.files}
+
+
+@functools.cache
+def run_program(name):
+    return PROGRAMS[name](ms, SEED)
 
 
 def mismatches(got, want):
@@ -40,12 +74,44 @@ def mismatches(got, want):
     return problems
 
 
+def excluded(program):
+    patterns = [p for prog, p, _ in PENDING.values() if prog == program]
+    patterns += [p for prog, p in MINDSPORE_WRONG if prog == program]
+    return lambda key: any(re.fullmatch(p, key) for p in patterns)
+
+
+def select(results, keep):
+    return {key: value for key, value in results.items() if keep(key)}
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_mindspore(name):
-    got = PROGRAMS[name](ms, SEED)
-    problems = mismatches(got, load_golden(name))
+    skip = excluded(name)
+    got = select(run_program(name), lambda key: not skip(key))
+    want = select(load_golden(name), lambda key: not skip(key))
+    problems = mismatches(got, want)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=reason))
+    for case, (_, _, reason) in PENDING.items()])
+def test_pending_divergence(case):
+    program, pattern, _ = PENDING[case]
+    keep = functools.partial(re.fullmatch, pattern)
+    want = select(load_golden(program), keep)
+    assert want, f"{pattern} names no result of {program}"
+    problems = mismatches(select(run_program(program), keep), want)
     assert not problems, "\n".join(problems)
 
 
 def test_golden_files_cover_every_program():
     assert sorted(p.stem for p in GOLDEN_DIR.glob("*.npz")) == sorted(PROGRAMS)
+
+
+def test_selu_gradient_follows_the_formula():
+    x = np.array([-2.0, -0.5, 0.5, 2.0], np.float32)
+    scale, alpha = 1.0507009873554805, 1.6732632423543772
+    want = np.where(x > 0, scale, scale * alpha * np.exp(x))
+    got = ms.grad(lambda t: ms.nn.SeLU()(t).sum())(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
