@@ -396,10 +396,8 @@ def test_embedding_errors(call, exc, words):
 
 # ----------------------------------------------------------------- interpolate, pixel shuffle
 X23 = np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)
-# Generated with MindSpore 2.10 (CPU): ops.interpolate(Tensor(X23), size=(4, 5), mode=...),
-# except 'bicubic', from PyTorch 2.13 (torch.nn.functional.interpolate): MindSpore's CPU
-# bicubic kernel differs from PyTorch's (and from its own align_corners=True rows); we follow
-# PyTorch (Keys' cubic, a = -0.75).
+# Generated with MindSpore 2.10 (CPU): ops.interpolate(Tensor(X23), size=(4, 5), mode=...).
+# Its bicubic mode is TensorFlow's resize_bicubic, not PyTorch's (PyTorch gives -0.41241 first).
 RESIZE = [
     (dict(size=(4, 5)), [0, 0, 1, 1, 2, 0, 0, 1, 1, 2]),
     (dict(size=(4, 5), mode="bilinear"), [0, 0.4, 1, 1.6, 2, 0.75, 1.15, 1.75, 2.35, 2.75]),
@@ -409,8 +407,11 @@ RESIZE = [
      [0, 0.4, 1, 1.6, 2, 1.5, 1.9, 2.5, 3.1, 3.5]),
     (dict(size=(4, 5), mode="nearest-exact"), [0, 0, 1, 2, 2, 0, 0, 1, 2, 2]),
     (dict(size=(1, 2), mode="area"), [2, 3]),
-    (dict(size=(4, 5), mode="bicubic"), [-0.41241, -0.00040576, 0.68359, 1.3676, 1.7796,
-                                         0.58369, 0.99569, 1.6797, 2.3637, 2.7757]),
+    (dict(size=(4, 5), mode="bicubic"), [-0.34023148, 0.0416573, 0.7352942, 1.4289312,
+                                         1.8108199, 0.545903, 0.9277918, 1.6214286, 2.3150654,
+                                         2.6969538]),
+    (dict(size=(4, 5), mode="bicubic", align_corners=True),
+     [0, 0.40625, 1, 1.59375, 2, 0.9433866, 1.3496366, 1.9433866, 2.5371363, 2.9433866]),
 ]
 
 
@@ -421,7 +422,8 @@ def test_interpolate_matches_reference(kwargs, want):
 
 
 def test_interpolate_1d_and_downsampling_match_mindspore():
-    # MindSpore 2.10: ops.interpolate(arange(4).reshape(1, 1, 4), size=7[, mode='linear']) and
+    # MindSpore 2.10: ops.interpolate(arange(4).reshape(1, 1, 4), size=7[, mode='linear']),
+    # the same as (1, 1, 1, 4) to (1, 7) with mode='bicubic', and
     # ops.interpolate(arange(25).reshape(1, 1, 5, 5), size=(2, 3)[, mode='bilinear'])
     x4 = ms.Tensor(np.arange(4, dtype=np.float32).reshape(1, 1, 4))
     np.testing.assert_allclose(ops.interpolate(x4, size=7).asnumpy().ravel(),
@@ -429,6 +431,10 @@ def test_interpolate_1d_and_downsampling_match_mindspore():
     np.testing.assert_allclose(
         ops.interpolate(x4, size=7, mode="linear").asnumpy().ravel(),
         [0, 0.35714287, 0.9285714, 1.5, 2.0714285, 2.642857, 3], rtol=1e-6)
+    row = ms.Tensor(np.arange(4, dtype=np.float32).reshape(1, 1, 1, 4))   # bicubic, 4 -> 7
+    np.testing.assert_allclose(
+        ops.interpolate(row, size=(1, 7), mode="bicubic").asnumpy().ravel(),
+        [-0.0792164, 0.26413983, 0.9241701, 1.5, 2.0758297, 2.73586, 3.0792162], rtol=1e-5)
     x25 = ms.Tensor(np.arange(25, dtype=np.float32).reshape(1, 1, 5, 5))
     np.testing.assert_allclose(ops.interpolate(x25, size=(2, 3)).asnumpy().ravel(),
                                [0, 1, 3, 10, 11, 13])

@@ -121,7 +121,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scale_factor (float or tuple): output size ``floor(in * scale_factor)``; unless
             ``recompute_scale_factor`` is True the coordinates use ``1 / scale_factor``.
         mode (str): 'nearest' (``src = floor(dst * in / out)``), 'nearest-exact',
-            'linear' (3-D input), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D), 'area'.
+            'linear' (3-D input), 'bilinear' / 'bicubic' (4-D; bicubic as MindSpore's
+            TensorFlow-style kernel), 'trilinear' (5-D), 'area'.
         align_corners (bool): linear modes only: map corner pixels onto each other
             (default False: half-pixel centres).
     """
@@ -202,16 +203,11 @@ def _nearest_index(n_in, n_out, scale, exact):
 
 def _interp_matrix(n_in, n_out, scale, align_corners, cubic):
     """(n_out, n_in) interpolation weights (rows sum to 1; edges clamped)."""
-    src = _source(n_in, n_out, scale, align_corners)
+    if cubic:
+        return _bicubic_matrix(n_in, n_out, align_corners)
+    src = np.maximum(_source(n_in, n_out, scale, align_corners), 0.0)
     weights = np.zeros((n_out, n_in))
     rows = np.arange(n_out)
-    if cubic:
-        base = np.floor(src)
-        t = src - base
-        for k, w in zip(range(-1, 3), _cubic_weights(t)):
-            np.add.at(weights, (rows, np.clip(base.astype(np.int64) + k, 0, n_in - 1)), w)
-        return weights
-    src = np.maximum(src, 0.0)
     lo = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     hi = np.minimum(lo + 1, n_in - 1)
     frac = src - lo
@@ -220,8 +216,36 @@ def _interp_matrix(n_in, n_out, scale, align_corners, cubic):
     return weights
 
 
-def _cubic_weights(t, a=-0.75):
-    """Keys' cubic convolution weights for taps at offsets -1, 0, 1, 2 (a = -0.75)."""
+# MindSpore's bicubic mode runs its ResizeBicubic kernel, which follows TensorFlow's
+# resize_bicubic rather than PyTorch: the fractional offset is rounded to 1/1024 (the
+# kernel reads its weights from a table), half-pixel centres use Keys' a = -0.5 and give
+# taps outside the image no weight (the rest renormalised), align_corners uses a = -0.75
+# and repeats the edge pixel.
+_CUBIC_TABLE = 1024
+
+
+def _bicubic_matrix(n_in, n_out, align_corners):
+    if align_corners and n_out > 1:
+        scale = (n_in - 1) / (n_out - 1)
+    else:
+        scale = n_in / n_out
+    dst = np.arange(n_out, dtype=np.float64)
+    src = dst * scale if align_corners else (dst + 0.5) * scale - 0.5
+    base = np.floor(src).astype(np.int64)
+    t = np.rint((src - base) * _CUBIC_TABLE) / _CUBIC_TABLE
+    taps = base[:, None] + np.arange(-1, 3)
+    weights = np.stack(_cubic_weights(t, -0.75 if align_corners else -0.5), axis=1)
+    clamped = np.clip(taps, 0, n_in - 1)
+    if not align_corners:
+        weights = np.where(clamped == taps, weights, 0.0)
+        weights /= weights.sum(axis=1, keepdims=True)
+    matrix = np.zeros((n_out, n_in))
+    np.add.at(matrix, (np.repeat(np.arange(n_out), 4), clamped.ravel()), weights.ravel())
+    return matrix
+
+
+def _cubic_weights(t, a):
+    """Keys' cubic convolution weights for taps at offsets -1, 0, 1, 2 from the sample."""
     def near(d):
         return ((a + 2) * d - (a + 3)) * d * d + 1
 
