@@ -112,15 +112,29 @@ def test_examples_run(page, tmp_path):
     assert proc.returncode == 0, f"an example in docs/{page.name} failed:\n{proc.stderr[-4000:]}"
 
 
-LINK = re.compile(r"\]\(([^)#\s]+)(#[^)\s]*)?\)")
+LINK = re.compile(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)")
+HEADING = re.compile(r"^#+\s+(.*)$", re.M)
+
+
+def anchors(text):
+    """GitHub's anchors for a page's headings: lower case, punctuation dropped, - for spaces."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in HEADING.findall(FENCE.sub("", text))}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_relative_links_resolve(page):
     text = FENCE.sub("", page.read_text(encoding="utf-8"))
-    broken = [target for target, _ in LINK.findall(text)
-              if "://" not in target and not (page.parent / target).exists()]
-    assert not broken, f"docs/{page.name} links to missing files: {broken}"
+    broken = []
+    for target, anchor in LINK.findall(text):
+        if "://" in target:
+            continue
+        path = page.parent / target if target else page
+        if not path.exists():
+            broken.append(target)
+        elif anchor and path.suffix == ".md" and anchor not in anchors(path.read_text("utf-8")):
+            broken.append(f"{target}#{anchor}")
+    assert not broken, f"docs/{page.name} has broken links: {broken}"
 
 
 def test_index_links_every_page():
