@@ -1021,6 +1021,12 @@ def _tensor_select(self, *args, **kwargs):
     return select_dim(self, *args, **kwargs)
 
 
+def _tensor_where(self, condition, y):
+    """``Tensor.where(condition, y)``: this tensor where ``condition`` holds, else ``y``
+    (MindSpore's method order; ``ops.where`` takes the condition first)."""
+    return M.where_p(condition, self, y)
+
+
 def _dim_arg(dim, axis, default):
     return default if dim is None and axis is None else (dim if dim is not None else axis)
 
@@ -1155,7 +1161,7 @@ def _in_place(functional):
 
 TENSOR_METHODS = {
     "gather": _tensor_gather, "scatter_add": _tensor_scatter_add, "index_add": _tensor_index_add,
-    "select": _tensor_select, "sort": _tensor_sort, "argsort": _tensor_argsort,
+    "select": _tensor_select, "where": _tensor_where, "sort": _tensor_sort, "argsort": _tensor_argsort,
     "split": _tensor_split, "chunk": _tensor_chunk,
     "repeat_interleave": _tensor_repeat_interleave, "unique": _tensor_unique,
     "take": _tensor_take, "diagonal": _tensor_diagonal, "scatter": _method_scatter,

@@ -574,6 +574,9 @@ def test_tensor_method_overloads():
                                   a.asnumpy()[::-1])
     np.testing.assert_array_equal(a.select(Tensor([True, False, True]), 9.0).asnumpy(),
                                   [[0, 9, 2], [3, 9, 5]])
+    # MindSpore 2.10: m.where(m > 2, -m) keeps m where the condition holds
+    np.testing.assert_array_equal(a.where(a > 2, -a).asnumpy(), [[0, -1, -2], [3, 4, 5]])
+    np.testing.assert_array_equal(a.where(a > 2, 0.0).asnumpy(), [[0, 0, 0], [3, 4, 5]])
     np.testing.assert_array_equal(a.take(Tensor([7, -1]), axis=1, mode="clip").asnumpy(),
                                   np.take(a.asnumpy(), [7, -1], axis=1, mode="clip"))
     assert a.new_zeros((2,)).dtype == ms.float32
