@@ -17,6 +17,10 @@ from tests.compat.programs import PROGRAMS
 GOLDEN_DIR = pathlib.Path(__file__).resolve().parents[1] / "data" / "compat"
 SEED = 0
 RTOL, ATOL = 2e-4, 2e-5
+# "stat:<name>/<moment>" results are moments of random initial values (the two frameworks'
+# generators differ): tolerances a few standard errors wide for samples of >= 1024 values
+STAT_TOLERANCES = {"std": (0.08, 0.0), "mean_over_std": (0.0, 0.1), "kurtosis": (0.0, 0.25),
+                   "max_abs": (0.1, 0.0)}
 
 # Results that still differ from MindSpore 2.10 in code other engineers own: the golden
 # comparison leaves them out, and each is an xfail(strict) test below until it is fixed.
@@ -68,10 +72,16 @@ def mismatches(got, want):
                 problems.append(f"{key}: {a.tolist()} != {b.tolist()}")
         elif a.dtype != b.dtype:
             problems.append(f"{key}: dtype {a.dtype} != {b.dtype}")
-        elif not np.allclose(a, b, rtol=RTOL, atol=ATOL):
+        elif not np.allclose(a, b, *tolerances(key)):
             err = np.max(np.abs(a.astype(np.float64) - b))
             problems.append(f"{key}: max abs error {err:.3g}")
     return problems
+
+
+def tolerances(key):
+    if key.startswith("stat:"):
+        return STAT_TOLERANCES[key.rsplit("/", 1)[1]]
+    return RTOL, ATOL
 
 
 def excluded(program):
