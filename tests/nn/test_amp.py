@@ -271,3 +271,19 @@ def test_loss_scalers_and_all_finite():
     assert bool(amp.all_finite((Tensor([1.0, 2.0]), Tensor(3.0))))
     with pytest.raises(ValueError, match="scale_value"):
         amp.StaticLossScaler(0.5)
+
+
+@pytest.mark.parametrize("level,bn_input", [("O2", F32), ("O3", F16)])
+def test_real_layers(level, bn_input):
+    net = nn.SequentialCell(nn.Dense(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dense(8, 2))
+    seen = {}
+
+    def record(name):
+        def hook(cell, args):
+            seen[name] = args[0].dtype
+        return hook
+    net[1].register_forward_pre_hook(record("bn"))
+    net[3].register_forward_pre_hook(record("dense"))
+    out = amp.auto_mixed_precision(net, level).set_train()(X)
+    assert out.dtype == F32 and seen == {"bn": bn_input, "dense": F16}
+    assert all(p.dtype == F32 for p in net.get_parameters())
