@@ -159,3 +159,141 @@ def lr_schedules(ms, seed):
     out["piecewise_constant_lr"] = np.array(
         nn.piecewise_constant_lr([2, 5, 6], [0.1, 0.05, 0.01]), np.float32)
     return out
+
+
+def conv_net(ms):
+    nn = ms.nn
+    return nn.SequentialCell([nn.Conv2d(2, 4, 3, has_bias=True), nn.BatchNorm2d(4), nn.ReLU(),
+                              nn.Flatten(), nn.Dense(4 * 5 * 5, 3)])
+
+
+def classification_batches(rng, steps, batch=4):
+    return [(randn(rng, batch, 2, 5, 5), rng.integers(0, 3, batch).astype(np.int32))
+            for _ in range(steps)]
+
+
+@program
+def optimizer_groups(ms, seed):
+    nn = ms.nn
+    out = {}
+    configs = {
+        "momentum_groups": lambda net: nn.Momentum(
+            [{"params": [p for p in net.trainable_params() if "weight" in p.name],
+              "lr": 0.05, "weight_decay": 0.01},
+             {"params": [p for p in net.trainable_params() if "weight" not in p.name]},
+             {"order_params": net.trainable_params()}],
+            learning_rate=0.1, momentum=0.9),
+        "momentum_loss_scale_wd": lambda net: nn.Momentum(
+            net.trainable_params(), 0.1, 0.9, weight_decay=0.05, loss_scale=4.0),
+        "adamweightdecay_filter": lambda net: nn.AdamWeightDecay(
+            net.trainable_params(), 0.05, weight_decay=0.2),
+        "adam_dynamic_lr": lambda net: nn.Adam(
+            net.trainable_params(), learning_rate=ms.Tensor(np.array([0.1, 0.05, 0.02],
+                                                                     np.float32))),
+        "sgd_lr_schedule": lambda net: nn.SGD(
+            net.trainable_params(), nn.ExponentialDecayLR(0.1, 0.5, 1), momentum=0.5),
+    }
+    for name, make in configs.items():
+        rng = np.random.default_rng(seed)
+        net = conv_net(ms)
+        set_weights(ms, net, rng)
+        opt = make(net)
+        loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        out[f"{name}/losses"] = train(ms, net, loss_fn, opt, classification_batches(rng, 3))
+        out.update(weights_of(net, f"{name}/param:"))
+        out[f"{name}/global_step"] = opt.global_step.asnumpy()
+    return out
+
+
+@program
+def grad_transforms(ms, seed):
+    rng = np.random.default_rng(seed)
+    ops = ms.ops
+    net = mlp(ms, (3, 4, 2))
+    set_weights(ms, net, rng)
+    params = ms.ParameterTuple(net.trainable_params())
+    x, y = ms.Tensor(randn(rng, 2, 3)), ms.Tensor(randn(rng, 2, 2))
+    sens = ms.Tensor(np.float32(2.5))
+
+    def loss_fn(a, b):
+        return ((net(a) - b) ** 2).mean()
+
+    out = {}
+    grads = ops.GradOperation(get_all=True)(loss_fn)(x, y)
+    out.update({f"get_all[{i}]": g.asnumpy() for i, g in enumerate(grads)})
+    grads = ops.GradOperation(get_by_list=True)(loss_fn, params)(x, y)
+    out.update({f"get_by_list[{i}]": g.asnumpy() for i, g in enumerate(grads)})
+    inputs_and_weights = ops.GradOperation(get_all=True, get_by_list=True, sens_param=True)(
+        loss_fn, params)(x, y, sens)
+    out.update({f"all_sens/inputs[{i}]": g.asnumpy() for i, g in enumerate(inputs_and_weights[0])})
+    out.update({f"all_sens/weights[{i}]": g.asnumpy()
+                for i, g in enumerate(inputs_and_weights[1])})
+    out["first_input"] = ops.GradOperation()(loss_fn)(x, y).asnumpy()
+    value, grads = ms.value_and_grad(loss_fn, grad_position=(0, 1))(x, y)
+    out.update({"vg/value": value.asnumpy(), "vg/dx": grads[0].asnumpy(),
+                "vg/dy": grads[1].asnumpy()})
+    def doubled(a):
+        return net(a) * 2
+
+    def row_sums(a):
+        return net(a).sum(axis=1)
+
+    def scaled_tanh(a):
+        return ops.tanh(a) * 3
+
+    # named functions: MindSpore's jvp/jacrev compile their function and cannot parse lambdas
+    out_v, vjp_fn = ops.vjp(doubled, x)
+    out.update({"vjp/out": out_v.asnumpy(),
+                "vjp/dx": vjp_fn(ms.Tensor(randn(rng, 2, 2)))[0].asnumpy()})
+    out_j, tangent = ops.jvp(row_sums, x, ms.Tensor(randn(rng, 2, 3)))
+    out.update({"jvp/out": out_j.asnumpy(), "jvp/tangent": tangent.asnumpy()})
+    jac = ops.jacrev(scaled_tanh, grad_position=0)(ms.Tensor(randn(rng, 3)))
+    out["jacrev"] = jac.asnumpy()
+    return out
+
+
+@program
+def amp_levels(ms, seed):
+    nn = ms.nn
+    out = {}
+    for level in ("O1", "O2", "O3"):
+        rng = np.random.default_rng(seed)
+        net = conv_net(ms)
+        set_weights(ms, net, rng)
+        amp_net = ms.amp.auto_mixed_precision(net, level)
+        x = ms.Tensor(randn(rng, 2, 2, 5, 5))
+        logits = amp_net(x)
+        out[f"{level}/logits"] = logits.asnumpy().astype(np.float32)
+        out[f"{level}/dtype"] = np.array(str(logits.dtype))
+    rng = np.random.default_rng(seed)
+    net = conv_net(ms)
+    set_weights(ms, net, rng)
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    step = ms.amp.build_train_network(net, opt, nn.SoftmaxCrossEntropyWithLogits(
+        sparse=True, reduction="mean"), level="O2", loss_scale_manager=None)
+    losses = [step(ms.Tensor(x), ms.Tensor(y)).asnumpy().astype(np.float32)
+              for x, y in classification_batches(rng, 2)]
+    out["build_train_network_O2/losses"] = np.stack(losses)
+    out.update({k: v.astype(np.float32) for k, v in weights_of(net, "O2/param:").items()})
+    return out
+
+
+@program
+def model_train_eval(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    net = conv_net(ms)
+    set_weights(ms, net, rng)
+    x = randn(rng, 12, 2, 5, 5)
+    y = rng.integers(0, 3, 12).astype(np.int32)
+    data = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    model = ms.Model(net, loss_fn, opt, metrics={"acc": ms.train.Accuracy(),
+                                                 "loss": ms.train.Loss()})
+    model.train(2, data, dataset_sink_mode=False)
+    metrics = model.eval(data, dataset_sink_mode=False)
+    out = {f"eval/{key}": np.array(value) for key, value in metrics.items()}
+    out["predict"] = model.predict(ms.Tensor(x[:3])).asnumpy()
+    out.update(weights_of(net))
+    return out

@@ -19,6 +19,9 @@ SEED = 0
 RTOL, ATOL = 2e-4, 2e-5
 # "stat:<name>/<moment>" results are moments of random initial values (the two frameworks'
 # generators differ): a few standard errors wide for >= 1024 values; max_abs bounds smaller ones
+# float16 programs, and Adam-type updates (m / sqrt(v) turns float32 rounding of near-zero
+# gradients into visible differences)
+PROGRAM_TOLERANCES = {"amp_levels": (5e-3, 5e-3), "optimizer_groups": (2e-4, 1e-4)}
 STAT_TOLERANCES = {"std": (0.08, 0.0), "mean_over_std": (0.0, 0.1), "kurtosis": (0.0, 0.25),
                    "max_abs": (0.1, 0.0)}
 
@@ -50,7 +53,7 @@ def run_program(name):
     return PROGRAMS[name](ms, SEED)
 
 
-def mismatches(got, want):
+def mismatches(got, want, tolerance=(RTOL, ATOL)):
     """A line for every missing, extra or differing result (empty when they agree)."""
     problems = [f"{key}: missing" for key in sorted(set(want) - set(got))]
     problems += [f"{key}: not in the golden file" for key in sorted(set(got) - set(want))]
@@ -63,16 +66,11 @@ def mismatches(got, want):
                 problems.append(f"{key}: {a.tolist()} != {b.tolist()}")
         elif a.dtype != b.dtype:
             problems.append(f"{key}: dtype {a.dtype} != {b.dtype}")
-        elif not np.allclose(a, b, *tolerances(key)):
+        elif not np.allclose(a, b, *(STAT_TOLERANCES[key.rsplit("/", 1)[1]]
+                                     if key.startswith("stat:") else tolerance)):
             err = np.max(np.abs(a.astype(np.float64) - b))
             problems.append(f"{key}: max abs error {err:.3g}")
     return problems
-
-
-def tolerances(key):
-    if key.startswith("stat:"):
-        return STAT_TOLERANCES[key.rsplit("/", 1)[1]]
-    return RTOL, ATOL
 
 
 def excluded(program):
@@ -90,7 +88,7 @@ def test_program_matches_mindspore(name):
     skip = excluded(name)
     got = select(run_program(name), lambda key: not skip(key))
     want = select(load_golden(name), lambda key: not skip(key))
-    problems = mismatches(got, want)
+    problems = mismatches(got, want, PROGRAM_TOLERANCES.get(name, (RTOL, ATOL)))
     assert not problems, "\n".join(problems)
 
 
@@ -102,7 +100,8 @@ def test_pending_divergence(case):
     keep = functools.partial(re.fullmatch, pattern)
     want = select(load_golden(program), keep)
     assert want, f"{pattern} names no result of {program}"
-    problems = mismatches(select(run_program(program), keep), want)
+    problems = mismatches(select(run_program(program), keep), want,
+                          PROGRAM_TOLERANCES.get(program, (RTOL, ATOL)))
     assert not problems, "\n".join(problems)
 
 
