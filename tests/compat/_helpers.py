@@ -108,3 +108,18 @@ def weight_grads(ms, net, rng, *inputs):
 
 def prefixed(prefix, result):
     return {f"{prefix}/{key}": value for key, value in result.items()}
+
+
+# ------------------------------------------------------------------ op sweeps
+def values(result):
+    """Tensors (and tuples/lists of them) as NumPy arrays under numbered names."""
+    if isinstance(result, (tuple, list)):
+        return {f"[{i}]": r.asnumpy() for i, r in enumerate(result)}
+    return {"": result.asnumpy()}
+
+
+def run_all(cases):
+    out = {}
+    for name, thunk in cases.items():
+        out.update({name + key: value for key, value in values(thunk()).items()})
+    return out

@@ -1,7 +1,7 @@
 """Functional-op programs: values and gradients of ops.*."""
 import numpy as np
 
-from ._helpers import program, randn, input_grads, prefixed
+from ._helpers import program, randn, input_grads, prefixed, run_all
 
 
 @program
@@ -47,20 +47,6 @@ def pad(ms, seed):
             return ops.pad(t, padding, mode=mode, value=value)
 
         out.update(prefixed(name, input_grads(ms, padded, rng, x)))
-    return out
-
-
-def values(result):
-    """Tensors (and tuples/lists of them) as NumPy arrays under numbered names."""
-    if isinstance(result, (tuple, list)):
-        return {f"[{i}]": r.asnumpy() for i, r in enumerate(result)}
-    return {"": result.asnumpy()}
-
-
-def run_all(cases):
-    out = {}
-    for name, thunk in cases.items():
-        out.update({name + key: value for key, value in values(thunk()).items()})
     return out
 
 

@@ -34,6 +34,12 @@ PENDING = {
         "MindSpore's bprop returns zeros for them"),
 }
 
+# Whole programs that cannot run on Spore yet (ops that MindSpore 2.10 has and Spore lacks).
+PENDING_PROGRAMS = {
+    "special_functions": "ops.erfinv, ops.lgamma and ops.digamma are missing",
+    "distance_ops": "ops.cosine_similarity and ops.pdist are missing",
+}
+
 # Results where MindSpore 2.10 itself is wrong on CPU; Spore follows the maths instead, and the
 # named test checks it against an independent reference.
 MINDSPORE_WRONG = {
@@ -83,7 +89,9 @@ def select(results, keep):
     return {key: value for key, value in results.items() if keep(key)}
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=PENDING_PROGRAMS[name]))
+    if name in PENDING_PROGRAMS else name for name in sorted(PROGRAMS)])
 def test_program_matches_mindspore(name):
     skip = excluded(name)
     got = select(run_program(name), lambda key: not skip(key))
