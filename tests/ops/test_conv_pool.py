@@ -515,3 +515,60 @@ def test_empty_batch():
     gx, gw = g(x, w)
     assert gx.shape == (0, 3, 5, 5)
     np.testing.assert_array_equal(gw.asnumpy(), np.zeros((2, 3, 3, 3)))
+
+
+# ----------------------------------------------------------------- unfold / fold, lp pooling
+def np_unfold(x, k, d, p, s):
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    n, c, h, w = xp.shape
+    oh, ow = (h - d * (k[0] - 1) - 1) // s + 1, (w - d * (k[1] - 1) - 1) // s + 1
+    cols = [xp[:, :, i * d:i * d + s * (oh - 1) + 1:s, j * d:j * d + s * (ow - 1) + 1:s]
+            for i in range(k[0]) for j in range(k[1])]
+    return np.stack(cols, axis=2).reshape(n, c * k[0] * k[1], oh * ow)
+
+
+BLOCKS = [
+    OpCase("unfold", lambda x: ops.unfold(x, (2, 3), 1, 1, 2),
+           lambda x: np_unfold(x, (2, 3), 1, (1, 1), 2), (2, 3, 5, 6), id="unfold"),
+    OpCase("unfold", lambda x: ops.unfold(x, 2, 2, (0, 1), 1),
+           lambda x: np_unfold(x, (2, 2), 2, (0, 1), 1), (1, 2, 5, 4), id="unfold-dilation"),
+    OpCase("fold", lambda c: ops.fold(c, (5, 6), (2, 3), 1, 1, 2), None, (2, 18, 9),
+           id="fold"),
+    OpCase("lp_pool2d", lambda x: ops.lp_pool2d(x, 2, 2),
+           lambda x: np.sqrt(np_avg_pool2d(x ** 2, 2, 2) * 4), (2, 3, 4, 6), domain=(0.1, 2),
+           id="lp_pool2d"),
+    OpCase("lp_pool1d", lambda x: ops.lp_pool1d(x, 3, 3, 2),
+           lambda x: np.cbrt(_pool1d(x ** 3, 3, 2, 0, np.sum, 0.0)), (2, 3, 9), domain=(0.1, 2),
+           id="lp_pool1d"),
+]
+
+
+@pytest.mark.parametrize("case", BLOCKS, ids=case_id)
+def test_blocks_and_lp_pool(case):
+    run_forward(case)
+    run_infer(case)
+    run_grad(case)
+
+
+def test_fold_is_the_adjoint_of_unfold_and_matches_mindspore():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 5, 6))
+    c = rng.standard_normal((2, 18, 9))
+    left = (ops.unfold(ms.Tensor(x), (2, 3), 1, 1, 2).asnumpy() * c).sum()
+    right = (x * ops.fold(ms.Tensor(c), (5, 6), (2, 3), 1, 1, 2).asnumpy()).sum()
+    np.testing.assert_allclose(left, right, rtol=1e-10)
+    # MindSpore 2.10: ops.fold(ones((2, 12, 12)), Tensor([4, 5]), 2, 1, 0, 1)[0, 0]
+    folded = ops.fold(ms.Tensor(np.ones((2, 12, 12), np.float32)),
+                      ms.Tensor(np.array([4, 5], np.int32)), 2, 1, 0, 1)
+    np.testing.assert_array_equal(folded.asnumpy()[0, 0], [[1, 2, 2, 2, 1], [2, 4, 4, 4, 2],
+                                                           [2, 4, 4, 4, 2], [1, 2, 2, 2, 1]])
+
+
+def test_lp_pool_matches_mindspore():
+    # MindSpore 2.10: x = arange(32).reshape(1, 2, 4, 4) / 10; ops.lp_pool2d(x, 2, 2),
+    # ops.lp_pool2d(x[:, :, :3, :3], 3, 2, 2, True) (partial windows scaled to the kernel)
+    x = ms.Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) / 10)
+    np.testing.assert_allclose(ops.lp_pool2d(x, 2, 2).asnumpy().ravel()[:4],
+                               [0.6480741, 0.9899495, 2.1400933, 2.533772], rtol=1e-6)
+    np.testing.assert_allclose(ops.lp_pool2d(x[:, :, :3, :3], 3, 2, 2, True).asnumpy().ravel()[:4],
+                               [0.5748897, 0.7651725, 1.3539436, 1.587401], rtol=1e-6)

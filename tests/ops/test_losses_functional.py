@@ -351,3 +351,53 @@ def test_nll_loss_grad_infer_matches_kernel():
     case = OpCase("nll_loss", _grad_of(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))),
                   None, (5, 4))
     assert {"NLLLossGrad", "LogSoftmaxGrad"} <= set(run_infer(case))
+
+
+def np_triplet(a, p, n, margin=1.0, norm=2, eps=1e-6, swap=False):
+    def dist(x, y):
+        return (np.abs(x - y + eps) ** norm).sum(-1) ** (1 / norm)
+    d_neg = dist(a, n)
+    if swap:
+        d_neg = np.minimum(d_neg, dist(p, n))
+    return np.maximum(dist(a, p) - d_neg + margin, 0)
+
+
+def np_multi_margin(x, y, p=1, margin=1, weight=None):
+    n, c = x.shape
+    picked = x[np.arange(n), y][:, None]
+    terms = np.maximum(0, margin - picked + x) ** p
+    terms[np.arange(n), y] = 0
+    loss = terms.sum(1) / c
+    return loss * weight[y] if weight is not None else loss
+
+
+TARGETS = np.array([0, 2, 3])
+
+
+@pytest.mark.parametrize("case", [
+    OpCase("triplet_margin_loss", ops.triplet_margin_loss,
+           lambda a, p, n: np_triplet(a, p, n).mean(), [(3, 4), (3, 4), (3, 4)], id="triplet"),
+    OpCase("triplet_margin_loss",
+           lambda a, p, n: ops.triplet_margin_loss(a, p, n, 0.5, 1, swap=True, reduction="none"),
+           lambda a, p, n: np_triplet(a, p, n, 0.5, 1, swap=True), [(3, 4), (3, 4), (3, 4)],
+           id="triplet-p1-swap"),
+    OpCase("multi_margin_loss",
+           lambda x: ops.multi_margin_loss(x, ms.Tensor(TARGETS)),
+           lambda x: np_multi_margin(x, TARGETS).mean(), (3, 4), id="multi_margin"),
+    OpCase("multi_margin_loss",
+           lambda x, w: ops.multi_margin_loss(x, ms.Tensor(TARGETS), 2, 2, w, "none"),
+           lambda x, w: np_multi_margin(x, TARGETS, 2, 2, w), [(3, 4), (4,)],
+           id="multi_margin-p2-weight"),
+], ids=case_id)
+def test_margin_losses(case):
+    run_forward(case)
+    run_infer(case)
+    run_grad(case)
+
+
+def test_multi_margin_loss_matches_mindspore():
+    # MindSpore 2.10: ops.multi_margin_loss(a, Tensor([0, 2, 3], int64)), a from
+    # default_rng(0).standard_normal((3, 4)) as float32
+    a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_allclose(ops.multi_margin_loss(ms.Tensor(a), ms.Tensor(TARGETS)).asnumpy(),
+                               0.3772534, rtol=1e-6)

@@ -1,12 +1,12 @@
 """Softmax and log-softmax: fused, numerically stable kernels with fused gradients.
 
 They are primitives (not composites of exp/sum/div) because they run on large
-attention scores: one fused, row-tiled kernel makes one trip to memory where the
-composite makes five (see NOTE: [Row tiles]). Their gradients are primitives
-too, for the same reason, with rules written in primitives (grad of grad).
+attention scores: a fused, row-tiled kernel (NOTE: [Row tiles]) makes fewer and
+cheaper passes than the composite's five, each of which allocates. Their
+gradients are primitives too, for the same reason, with rules written in
+primitives (grad of grad).
 """
 from __future__ import annotations
-
 
 import numpy as np
 

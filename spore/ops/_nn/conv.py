@@ -1,4 +1,4 @@
-"""conv1d, conv2d and conv_transpose2d (MindSpore 2.10 signatures).
+"""conv1d, conv2d, conv_transpose2d, unfold and fold (MindSpore 2.10 signatures).
 
 ``conv2d`` takes MindSpore's ``pad_mode`` ('valid' | 'same' | 'pad') with
 ``padding`` an int, (pad_h, pad_w) or (top, bottom, left, right); the padding
@@ -6,11 +6,16 @@ is resolved here and the Conv2D primitive always sees explicit pads.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..._core import primitive as P
 from ..._prims.array import reshape_p
 from ..._prims.math import add_p
 from ..._prims.nn import conv2d_input_grad_p, conv2d_p
+from ..._prims.nn.conv import output_hw
 from .._utils import public_functions
-from ._args import explicit_pads, int_tuple, is_int, mode_pads, positive, require_rank
+from ._args import (explicit_pads, int_tuple, is_int, mode_pads, non_negative, positive,
+                    require_rank)
 
 
 def conv2d_ms(input, weight, bias, stride, pad_mode, padding, dilation, groups, op="conv2d"):
@@ -91,6 +96,57 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if bias is None:
         return out
     return add_p(out, reshape_p(bias, shape=(1, bias.shape[0], 1, 1)))
+
+
+# ----------------------------------------------------------------- unfold / fold
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks: (N, C, H, W) -> (N, C * kh * kw, L) with rows ordered (c, i, j)
+    (im2col; a grouped convolution with one-hot kernels, so it is differentiable)."""
+    op = "unfold"
+    require_rank(op, "input", input, (4,))
+    kernel, geo = _block_geometry(op, input.shape[1], kernel_size, dilation, padding, stride)
+    eye = _one_hot_kernels(input, kernel)
+    cols = conv2d_p(input, eye, **geo)
+    n, k, oh, ow = cols.shape
+    return reshape_p(cols, shape=(n, k, oh * ow))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The adjoint of ``unfold``: sum (N, C * kh * kw, L) blocks into (N, C, H, W)."""
+    op = "fold"
+    require_rank(op, "input", input, (3,))
+    size = output_size.asnumpy().tolist() if isinstance(output_size, P._Tensor) else output_size
+    h, w = int_tuple(op, "output_size", size, 2)
+    n, ckk, length = input.shape
+    kh, kw = int_tuple(op, "kernel_size", kernel_size, 2)
+    if ckk % (kh * kw):
+        raise ValueError(f"For '{op}', the second dimension of the input ({ckk}) must be "
+                         f"divisible by the kernel size {kh} * {kw}.")
+    c = ckk // (kh * kw)
+    kernel, geo = _block_geometry(op, c, (kh, kw), dilation, padding, stride)
+    oh, ow = output_hw((h, w), kernel, geo["stride"], geo["pads"], geo["dilation"])
+    if oh * ow != length:
+        raise ValueError(f"For '{op}', an output of size {[h, w]} has {oh * ow} blocks, but the "
+                         f"input has {length}.")
+    blocks = reshape_p(input, shape=(n, ckk, oh, ow))
+    return conv2d_input_grad_p(blocks, _one_hot_kernels(input, kernel), input_shape=(n, c, h, w),
+                               **geo)
+
+
+def _block_geometry(op, channels, kernel_size, dilation, padding, stride):
+    kernel = positive(op, "kernel_size", int_tuple(op, "kernel_size", kernel_size, 2))
+    ph, pw = non_negative(op, "padding", int_tuple(op, "padding", padding, 2))
+    return kernel, dict(stride=positive(op, "stride", int_tuple(op, "stride", stride, 2)),
+                        pads=(ph, ph, pw, pw), groups=channels,
+                        dilation=positive(op, "dilation", int_tuple(op, "dilation", dilation, 2)))
+
+
+def _one_hot_kernels(x, kernel):
+    """(C * kh * kw, 1, kh, kw) kernels: filter c * kh * kw + t picks tap t of channel c."""
+    kh, kw = kernel
+    channels = x.shape[1] if x.ndim == 4 else x.shape[1] // (kh * kw)
+    taps = np.eye(kh * kw, dtype=np.dtype(x._data.dtype)).reshape(kh * kw, 1, kh, kw)
+    return P.wrap(np.tile(taps, (channels, 1, 1, 1)))
 
 
 __all__ = public_functions(globals(), __name__)

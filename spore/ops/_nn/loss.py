@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._core import primitive as P
 from ..._prims import math as M
-from ..._prims.array import cast_p, reshape_p
+from ..._prims.array import cast_p, gather_d_p, reshape_p
 from ..._prims.nn import log_softmax_p, nll_loss_p
 from ..._prims.reduce import mean_p, sum_p
 from ..._prims.special import stop_gradient_p
@@ -263,6 +263,51 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
     terms = M.add_p(M.mul_p(target, log_sig), M.mul_p(M.sub_p(1.0, target), log_sig_neg))
     terms = _weighted(terms, weight)
     loss = M.neg_p(mean_p(terms, axis=(input.ndim - 1,), keepdims=False))
+    return _reduce(loss, reduction)
+
+
+def _p_distance(x, y, p, eps):
+    """``||x - y + eps||_p`` along the last axis (PyTorch's pairwise_distance)."""
+    diff = M.abs_p(M.add_p(M.sub_p(x, y), eps))
+    return M.pow_p(sum_p(M.pow_p(diff, p), axis=(x.ndim - 1,), keepdims=False), 1.0 / p)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the p-norm distance along the last
+    axis; ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
+    check_reduction("triplet_margin_loss", reduction)
+    if p <= 0:
+        raise ValueError(f"For 'triplet_margin_loss', the 'p' must be positive, but got {p}.")
+    d_pos = _p_distance(anchor, positive, p, eps)
+    d_neg = _p_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = M.minimum_p(d_neg, _p_distance(positive, negative, p, eps))
+    return _reduce(M.relu_p(M.add_p(M.sub_p(d_pos, d_neg), margin)), reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean"):
+    """Multi-class hinge loss over (N, C) scores: ``sum_{j != y} max(0, margin - x[y] +
+    x[j]) ** p / C`` per sample (times ``weight[y]``)."""
+    op = "multi_margin_loss"
+    check_reduction(op, reduction)
+    if p not in (1, 2):
+        raise ValueError(f"For '{op}', the 'p' must be 1 or 2, but got {p}.")
+    require_tensor(op, "input", input)
+    if input.ndim != 2:
+        raise ValueError(f"For '{op}', the 'input' must be 2-D (N, C), but got shape "
+                         f"{list(input.shape)}.")
+    n, c = input.shape
+    index = reshape_p(target, shape=(n, 1))
+    picked = gather_d_p(input, index, axis=1)
+    terms = M.relu_p(M.add_p(M.sub_p(margin, picked), input))
+    if p == 2:
+        terms = M.mul_p(terms, terms)
+    others = M.not_equal_p(P.wrap(np.arange(c)), index)
+    terms = M.mul_p(terms, cast_p(others, dtype=np.dtype(input._data.dtype)))
+    loss = M.div_p(sum_p(terms, axis=(1,), keepdims=False), c)
+    if weight is not None:
+        loss = M.mul_p(loss, gather_d_p(weight, reshape_p(target, shape=(n,)), axis=0))
     return _reduce(loss, reduction)
 
 

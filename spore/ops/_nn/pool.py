@@ -258,4 +258,34 @@ def adaptive_max_pool1d(input, output_size):
     return reshape_p(y, shape=y.shape[:2] + y.shape[3:])
 
 
+
+# ----------------------------------------------------------------- power-average pooling
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    r"""Power-average pooling: :math:`(\sum_{window} x^p)^{1/p}` over 2-D windows (a window
+    cut short by ``ceil_mode`` is scaled up to the full kernel size, as in MindSpore)."""
+    op = "lp_pool2d"
+    x4, undo = _as_4d(op, x)
+    kernel, stride, _ = _window(op, kernel_size, stride)
+    return undo(_lp_pool(x4, float(norm_type), kernel, stride, ceil_mode))
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over 1-D windows of a (N, C, L) or (C, L) input."""
+    op = "lp_pool1d"
+    require_rank(op, "x", x, (2, 3))
+    k = int_tuple(op, "kernel_size", kernel_size, 1)[0]
+    s = k if stride is None else int_tuple(op, "stride", stride, 1)[0]
+    x4 = reshape_p(x, shape=(1,) * (3 - x.ndim) + x.shape[:-1] + (1, x.shape[-1]))
+    y = _lp_pool(x4, float(norm_type), (1, k), (1, s), ceil_mode)
+    return reshape_p(y, shape=x.shape[:-1] + (y.shape[-1],))
+
+
+def _lp_pool(x, p, kernel, stride, ceil_mode):
+    pads, _ = _pool_pads("lp_pool2d", x.shape[2:], kernel, stride, 0, (1, 1), ceil_mode, None)
+    mean = avg_pool2d_p(M.pow_p(x, p), kernel=kernel, stride=stride, pads=pads,
+                        count_pads=(0, 0, 0, 0), divisor=0)
+    total = M.mul_p(M.mul_p(M.sign_p(mean), M.relu_p(M.abs_p(mean))), kernel[0] * kernel[1])
+    return M.pow_p(total, 1.0 / p)
+
+
 __all__ = public_functions(globals(), __name__)
