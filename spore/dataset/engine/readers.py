@@ -94,7 +94,8 @@ class MnistDataset(_ArraySource):
                          num_parallel_workers)
         self.dataset_dir = _check_dir(dataset_dir)
         self.usage = _check_usage("MnistDataset", usage, ("train", "test", "all"))
-        parts = ("train", "test") if self.usage == "all" else (self.usage,)
+        # MindSpore reads the files in name order: t10k (test) before train
+        parts = ("test", "train") if self.usage == "all" else (self.usage,)
         self._files = []
         for part in parts:
             images, labels = (os.path.join(self.dataset_dir, f) for f in _MNIST_FILES[part])
