@@ -1,4 +1,7 @@
 """Dataset programs: fixed-order pipelines and the batches they produce."""
+import pathlib
+import tempfile
+
 import numpy as np
 
 from ._helpers import program, randn
@@ -121,4 +124,45 @@ def dataset_transforms(ms, seed):
     for name, ops in label_ops.items():
         out.update(collect(source().map(ops, input_columns="label").project("label"),
                            f"{name}/"))
+    return out
+
+
+def write_mnist(directory, images, labels, prefix):
+    """The raw IDX files MnistDataset reads (big-endian headers, then uint8 data)."""
+    with open(directory / f"{prefix}-images-idx3-ubyte", "wb") as f:
+        f.write(np.array([2051, len(images), 28, 28], ">u4").tobytes() + images.tobytes())
+    with open(directory / f"{prefix}-labels-idx1-ubyte", "wb") as f:
+        f.write(np.array([2049, len(labels)], ">u4").tobytes() + labels.tobytes())
+
+
+def write_image_folder(directory, images):
+    """Class folders of PNG files for ImageFolderDataset."""
+    from PIL import Image
+    for k, image in enumerate(images):
+        folder = directory / ("cat" if k % 2 else "dog")
+        folder.mkdir(exist_ok=True)
+        Image.fromarray(image).save(folder / f"{k}.png")
+
+
+@program
+def dataset_readers(ms, seed):
+    """MNIST and ImageFolder read in file order (CIFAR-10 is left out: MindSpore 2.10 reads
+    only files of exactly 10000 records)."""
+    rng = np.random.default_rng(seed)
+    ds, vision = ms.dataset, ms.dataset.vision
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp)
+        (root / "mnist").mkdir()
+        write_mnist(root / "mnist", rng.integers(0, 256, (5, 28, 28), np.uint8),
+                    rng.integers(0, 10, 5).astype(np.uint8), "train")
+        write_mnist(root / "mnist", rng.integers(0, 256, (3, 28, 28), np.uint8),
+                    rng.integers(0, 10, 3).astype(np.uint8), "t10k")
+        mnist = ds.MnistDataset(str(root / "mnist"), usage="all", shuffle=False)
+        mnist = mnist.map([vision.Rescale(1 / 255, 0), vision.HWC2CHW()], "image").batch(3)
+        out.update(collect(mnist, "mnist/"))
+        (root / "folder").mkdir()
+        write_image_folder(root / "folder", rng.integers(0, 256, (4, 5, 6, 3), np.uint8))
+        folder = ds.ImageFolderDataset(str(root / "folder"), shuffle=False, decode=True)
+        out.update(collect(folder, "image_folder/"))
     return out
