@@ -572,3 +572,14 @@ def test_lp_pool_matches_mindspore():
                                [0.6480741, 0.9899495, 2.1400933, 2.533772], rtol=1e-6)
     np.testing.assert_allclose(ops.lp_pool2d(x[:, :, :3, :3], 3, 2, 2, True).asnumpy().ravel()[:4],
                                [0.5748897, 0.7651725, 1.3539436, 1.587401], rtol=1e-6)
+
+
+def test_scratch_buffers_are_reused_per_slot_and_bounded():
+    from spore._prims.nn import _common as C
+    a = C.scratch(np, "test-slot", (4, 5), np.float32)
+    b = C.scratch(np, "test-slot", (2, 3), np.float64)
+    assert np.shares_memory(a, b) and b.shape == (2, 3) and b.dtype == np.float64
+    assert not np.shares_memory(a, C.scratch(np, "other-slot", (4, 5), np.float32))
+    big = (C.SCRATCH_LIMIT // 4 + 1,)
+    assert not np.shares_memory(C.scratch(np, "test-slot", big, np.float32),
+                                C.scratch(np, "test-slot", big, np.float32))

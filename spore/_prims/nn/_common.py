@@ -81,6 +81,9 @@ def validated(make, infer):
 # (2 ms of page faults for LeNet's first im2col, against 0.07 ms for the copy).
 # Temporaries a kernel never returns (im2col columns, padded copies, GEMM
 # outputs that are copied out) come from one buffer per thread and purpose.
+# Buffers above SCRATCH_LIMIT are not kept: for them the page faults are a small
+# part of the work, and holding the memory would not be.
+SCRATCH_LIMIT = 64 << 20
 _scratch = threading.local()
 
 
@@ -92,9 +95,9 @@ def scratch(xp, slot, shape, dtype):
     temporaries alive at the same time.
     """
     dtype = np.dtype(dtype)
-    if xp is not np:
-        return xp.empty(shape, dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if xp is not np or nbytes > SCRATCH_LIMIT:
+        return xp.empty(shape, dtype)
     buffers = _scratch.__dict__.setdefault("buffers", {})
     buf = buffers.get(slot)
     if buf is None or buf.nbytes < nbytes:
