@@ -117,6 +117,10 @@ def tensor_methods(ms, seed):
         "double": lambda: m.double(),
     }
     out = {}
+    for name in ("add_", "mul_"):
+        t = m.copy()
+        getattr(t, name)(2.0)
+        out[f"in_place/{name}"] = t.asnumpy()
     for name, call in calls.items():
         res = call()
         if isinstance(res, (tuple, list)):

@@ -76,6 +76,7 @@ OPTIMIZERS = {
     "rmsprop_centered": lambda nn, p: nn.RMSProp(p, learning_rate=0.02, momentum=0.5,
                                                  centered=True),
     "adagrad": lambda nn, p: nn.Adagrad(p, learning_rate=0.1),
+    "momentum_nesterov": lambda nn, p: nn.Momentum(p, 0.05, 0.9, use_nesterov=True),
     "momentum_cosine_lr": lambda nn, p: nn.Momentum(
         p, learning_rate=nn.CosineDecayLR(0.01, 0.1, 2), momentum=0.9),
     "momentum_lr_list": lambda nn, p: nn.Momentum(
