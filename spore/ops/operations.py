@@ -625,10 +625,9 @@ class ApplyMomentum(Primitive):
         self.use_nesterov = use_nesterov
 
     def __call__(self, variable, accumulation, learning_rate, gradient, momentum):
-        ops = _ops()
-        acc = ops.assign(accumulation, accumulation * momentum + gradient)
-        step = gradient + acc * momentum if self.use_nesterov else acc
-        return ops.assign(variable, variable - step * learning_rate)
+        from ..nn.optim._updates import apply_momentum_p
+        return apply_momentum_p(variable, accumulation, learning_rate, gradient, momentum,
+                                use_nesterov=self.use_nesterov)
 
 
 class Print(Primitive):
