@@ -583,3 +583,26 @@ def test_scratch_buffers_are_reused_per_slot_and_bounded():
     big = (C.SCRATCH_LIMIT // 4 + 1,)
     assert not np.shares_memory(C.scratch(np, "test-slot", big, np.float32),
                                 C.scratch(np, "test-slot", big, np.float32))
+
+
+@pytest.mark.parametrize("stride,pads,groups", [(1, (1, 1, 1, 1), 1), (2, (0, 1, 1, 0), 2),
+                                                (1, (0, 0, 0, 0), 2)])
+def test_batch_chunks_give_the_same_results(monkeypatch, stride, pads, groups):
+    """Kernels over chunks of the batch (NOTE: [Batch chunks]) equal the whole-batch run."""
+    from spore._prims.nn import conv as C
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((5, 4, 7, 6)).astype(np.float32))
+    w = ms.Tensor(rng.standard_normal((6, 4 // groups, 3, 3)).astype(np.float32))
+    geo = dict(stride=(stride, stride), pads=pads, dilation=(1, 1), groups=groups)
+
+    def run():
+        y = C.conv2d_p(x, w, **geo)
+        dx = C.conv2d_input_grad_p(y, w, input_shape=tuple(x.shape), **geo)
+        dw = C.conv2d_filter_grad_p(x, y, filter_shape=tuple(w.shape), **geo)
+        return y.asnumpy(), dx.asnumpy(), dw.asnumpy()
+    whole = run()
+    monkeypatch.setattr(C, "CHUNK_BYTES", 1)                 # one sample per chunk
+    for limit in (C._BATCHED_GEMM_LIMIT, 1):                 # both filter-gradient paths
+        monkeypatch.setattr(C, "_BATCHED_GEMM_LIMIT", limit)
+        for got, want in zip(run(), whole):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

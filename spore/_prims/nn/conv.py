@@ -17,6 +17,8 @@ copy long runs of memcpy. Other strides use a 6-D strided view
 columns as (C*kh*kw, N*L), so that one GEMM covers the batch, and the stride-1
 input gradient puts the batch innermost (see _input_grad_batch_inner).
 
+Large convolutions run over chunks of the batch (NOTE: [Batch chunks]).
+
 Attributes: ``stride`` (sh, sw), ``pads`` (top, bottom, left, right),
 ``dilation`` (dh, dw) and ``groups``; the gradients also carry the shape they
 produce (``input_shape`` / ``filter_shape``).
@@ -99,22 +101,16 @@ def _im2col(xp, x, khw, stride, pads, dilation, batch_inner=False):
     return (cols.reshape(cols_shape),) + geometry
 
 
-def _from_cols(xp, y, oh, ow, row, bias=None):
-    """(N, O, L) GEMM output -> (N, O, OH, OW), adding the bias in the same pass."""
+def _from_cols(xp, y, oh, ow, row, bias, out):
+    """Write the row-layout (N, O, L) GEMM output ``y`` into ``out`` (N, O, OH, OW), adding
+    the bias in the same pass."""
     n, o, _ = y.shape
-    if row is None:
-        out = y.reshape(n, o, oh, ow)
-        if bias is not None:
-            out += bias.reshape(o, 1, 1)
-        return out
     sn, so, sl = y.strides
     view = xp.lib.stride_tricks.as_strided(y, (n, o, oh, ow), (sn, so, row * sl, sl))
-    out = xp.empty((n, o, oh, ow), y.dtype)
     if bias is None:
         out[...] = view
     else:
         xp.add(view, bias.reshape(o, 1, 1), out=out)
-    return out
 
 
 def _to_cols(xp, dy, row):
@@ -128,24 +124,50 @@ def _to_cols(xp, dy, row):
     return buf.reshape(n, o, oh * row)[..., :(oh - 1) * row + ow]
 
 
-def _col2im(xp, dcols, x_shape, khw, stride, pads, dilation, oh, ow):
-    """Sum columns (N, C, kh, kw, OH*OW) back onto the image: the adjoint of _im2col for
-    strides other than 1 (stride 1 has its own layout: _input_grad_batch_inner)."""
-    n, c, h, w = x_shape
+def _col2im(xp, dcols, pads, khw, stride, dilation, out):
+    """Sum columns (N, C, kh, kw, OH*OW) into ``out`` (N, C, H, W): the adjoint of _im2col
+    for strides other than 1 (stride 1 has its own layout: _input_grad_batch_inner)."""
+    n, c, h, w = out.shape
     pt, pb, pl, pr = pads
-    hp, wp = h + pt + pb, w + pl + pr
+    _, oh, ow = _positions((h + pt + pb, w + pl + pr), khw, stride, dilation)
     (kh, kw), (sh, sw), (dh, dw) = khw, stride, dilation
-    dxp = (scratch(xp, "conv-dx", (n, c, hp, wp), dcols.dtype) if any(pads)
-           else xp.empty((n, c, hp, wp), dcols.dtype))
+    dxp = scratch(xp, "conv-dx", (n, c, h + pt + pb, w + pl + pr), dcols.dtype) \
+        if any(pads) else out
     dxp.fill(0)
     d6 = dcols.reshape(n, c, kh, kw, oh, ow)
     for i in range(kh):
         for j in range(kw):
             r0, c0 = i * dh, j * dw
             dxp[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += d6[:, :, i, j]
-    if not any(pads):
-        return dxp
-    return xp.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + w])
+    if any(pads):
+        out[...] = dxp[:, :, pt:pt + h, pl:pl + w]
+
+
+def _positions(padded_hw, khw, stride, dilation):
+    """(L, OH, OW): column positions per sample of the layout _im2col uses."""
+    oh, ow = output_hw(padded_hw, khw, stride, (0, 0, 0, 0), dilation)
+    if _row_layout(stride):
+        return (oh - 1) * padded_hw[1] + ow, oh, ow
+    return oh * ow, oh, ow
+
+
+# NOTE: [Batch chunks]
+# Columns hold kh*kw copies of the input; for a large convolution (a 3x3 one on a
+# batch of 56x56 feature maps: hundreds of MB) the kernels run over chunks of the
+# batch whose columns take about CHUNK_BYTES, so memory stays bounded, the
+# scratch buffers are reused, and the GEMM reads columns while they are in cache.
+CHUNK_BYTES = 8 << 20
+
+
+def _chunks(n, per_sample_bytes):
+    step = max(1, CHUNK_BYTES // max(per_sample_bytes, 1))
+    return [(lo, min(lo + step, n)) for lo in range(0, max(n, 1), step)] if n else []
+
+
+def _cols_bytes(x_shape, khw, stride, pads, dilation, itemsize):
+    padded = (x_shape[2] + pads[0] + pads[1], x_shape[3] + pads[2] + pads[3])
+    length = _positions(padded, khw, stride, dilation)[0]
+    return x_shape[1] * khw[0] * khw[1] * length * itemsize
 
 
 # ----------------------------------------------------------------- kernels
@@ -155,16 +177,23 @@ def _make_conv2d(xp):
         cdt = compute_dtype(dt)
         x, w = x.astype(cdt, copy=False), w.astype(cdt, copy=False)
         o, _, kh, kw = w.shape
-        n = x.shape[0]
-        cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation)
-        ckk, length = cols.shape[1] // groups, cols.shape[-1]
-        shape = (n, groups, o // groups, length)
-        # the row layout copies the GEMM output out again: it can live in scratch memory
-        y = scratch(xp, "conv-gemm", shape, cdt) if row is not None else xp.empty(shape, cdt)
-        xp.matmul(w.reshape(groups, o // groups, ckk), cols.reshape(n, groups, ckk, length),
-                  out=y)
+        oh, ow = output_hw(x.shape[2:], (kh, kw), stride, pads, dilation)
+        out = xp.empty((x.shape[0], o, oh, ow), cdt)
         b = bias[0].astype(cdt, copy=False) if bias else None
-        out = _from_cols(xp, y.reshape(n, o, length), oh, ow, row, b)
+        per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
+        for lo, hi in _chunks(x.shape[0], per_sample):
+            cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation)
+            ckk, length = cols.shape[1] // groups, cols.shape[-1]
+            shape = (hi - lo, groups, o // groups, length)
+            # the strided layout's GEMM writes the output itself; the row layout's is copied
+            y = out[lo:hi].reshape(shape) if row is None else scratch(xp, "conv-gemm", shape,
+                                                                        cdt)
+            xp.matmul(w.reshape(groups, o // groups, ckk),
+                      cols.reshape(hi - lo, groups, ckk, length), out=y)
+            if row is not None:
+                _from_cols(xp, y.reshape(hi - lo, o, length), oh, ow, row, b, out[lo:hi])
+            elif b is not None:
+                out[lo:hi] += b.reshape(o, 1, 1)
         return out.astype(dt, copy=False)
     return conv2d
 
@@ -174,23 +203,33 @@ def _make_input_grad(xp):
         dt = dy.dtype
         cdt = compute_dtype(dt)
         dy, w = dy.astype(cdt, copy=False), w.astype(cdt, copy=False)
-        if _row_layout(stride):
-            dx = _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups)
-            return dx.astype(dt, copy=False)
-        o, cg, kh, kw = w.shape
-        n, _, oh, ow = dy.shape
-        dyc = _to_cols(xp, dy, None)
-        wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
-        dcols = scratch(xp, "conv-dcols", (n, groups, cg * kh * kw, dyc.shape[-1]), cdt)
-        xp.matmul(wt, dyc.reshape(n, groups, o // groups, dyc.shape[-1]), out=dcols)
-        dcols = dcols.reshape(n, cg * groups, kh, kw, dyc.shape[-1])
-        dx = _col2im(xp, dcols, input_shape, (kh, kw), stride, pads, dilation, oh, ow)
-        return dx.astype(dt, copy=False)
+        khw = tuple(w.shape[2:])
+        out = xp.empty(input_shape, cdt)
+        per_sample = _cols_bytes(input_shape, khw, stride, pads, dilation, cdt.itemsize)
+        for lo, hi in _chunks(input_shape[0], per_sample):
+            if _row_layout(stride):
+                _input_grad_batch_inner(xp, dy[lo:hi], w, pads, dilation, groups, out[lo:hi])
+            else:
+                _input_grad_strided(xp, dy[lo:hi], w, pads, stride, dilation, groups,
+                                    out[lo:hi])
+        return out.astype(dt, copy=False)
     return conv2d_input_grad
 
 
-def _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups):
-    """Stride-1 input gradient with the batch as the innermost axis.
+def _input_grad_strided(xp, dy, w, pads, stride, dilation, groups, out):
+    o, cg, kh, kw = w.shape
+    n = dy.shape[0]
+    dyc = _to_cols(xp, dy, None)
+    length = dyc.shape[-1]
+    wt = w.reshape(groups, o // groups, cg * kh * kw).swapaxes(-1, -2)
+    dcols = scratch(xp, "conv-dcols", (n, groups, cg * kh * kw, length), dy.dtype)
+    xp.matmul(wt, dyc.reshape(n, groups, o // groups, length), out=dcols)
+    _col2im(xp, dcols.reshape(n, cg * groups, kh, kw, length), pads, (kh, kw), stride,
+            dilation, out)
+
+
+def _input_grad_batch_inner(xp, dy, w, pads, dilation, groups, out):
+    """Stride-1 input gradient with the batch as the innermost axis, written into ``out``.
 
     Columns (C*kh*kw, L*N) come from one GEMM, and each of the kh*kw shifted adds
     of col2im is then one contiguous run of L*N values per channel (instead of
@@ -199,7 +238,7 @@ def _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups):
     """
     o, cg, kh, kw = w.shape
     n, _, oh, ow = dy.shape
-    _, c, h, wd = input_shape
+    _, c, h, wd = out.shape
     pt, pb, pl, pr = pads
     hp, row = h + pt + pb, wd + pl + pr
     length = ((oh - 1) * row + ow) * n
@@ -216,8 +255,7 @@ def _input_grad_batch_inner(xp, dy, w, input_shape, pads, dilation, groups):
         for j in range(kw):
             off = (i * dilation[0] * row + j * dilation[1]) * n
             dx_t[:, off:off + length] += dcols[:, i, j]
-    planes = dx_t.reshape(c, hp, row, n)[:, pt:pt + h, pl:pl + wd]
-    return xp.ascontiguousarray(planes.transpose(3, 0, 1, 2))
+    out[...] = dx_t.reshape(c, hp, row, n)[:, pt:pt + h, pl:pl + wd].transpose(3, 0, 1, 2)
 
 
 def _make_filter_grad(xp):
@@ -226,23 +264,29 @@ def _make_filter_grad(xp):
         cdt = compute_dtype(dt)
         x, dy = x.astype(cdt, copy=False), dy.astype(cdt, copy=False)
         o, cg, kh, kw = filter_shape
-        n = x.shape[0]
         one_gemm = o * cg * kh * kw * dy.shape[2] * dy.shape[3] >= _BATCHED_GEMM_LIMIT
-        cols, oh, ow, row = _im2col(xp, x, (kh, kw), stride, pads, dilation, one_gemm)
-        dyc = _to_cols(xp, dy, row)
-        length = dyc.shape[-1]
-        og, ckk = o // groups, cg * kh * kw
-        if one_gemm:
-            # dw[g] = cols[g] (CKK/G, N*L) @ dy[g] (N*L, O/G): the batch folded into K
-            dy_t = scratch(xp, "conv-dy-t", (groups, n, length, og), cdt)
-            dy_t[...] = dyc.reshape(n, groups, og, length).transpose(1, 0, 3, 2)
-            dw = xp.matmul(cols.reshape(groups, ckk, n * length),
-                           dy_t.reshape(groups, n * length, og)).swapaxes(-1, -2)
-        else:
-            dw = xp.matmul(dyc.reshape(n, groups, og, length),
-                           cols.reshape(n, groups, ckk, length).swapaxes(-1, -2)).sum(axis=0)
+        dw = xp.zeros((groups, o // groups, cg * kh * kw), cdt)
+        per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
+        for lo, hi in _chunks(x.shape[0], per_sample):
+            cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation, one_gemm)
+            dw += _filter_grad_chunk(xp, cols, _to_cols(xp, dy[lo:hi], row), groups, one_gemm)
         return dw.reshape(filter_shape).astype(dt, copy=False)
     return conv2d_filter_grad
+
+
+def _filter_grad_chunk(xp, cols, dyc, groups, one_gemm):
+    n, o, length = dyc.shape
+    og = o // groups
+    if one_gemm:
+        # dw[g] = cols[g] (CKK/G, N*L) @ dy[g] (N*L, O/G): the batch folded into K
+        ckk = cols.shape[0] // groups
+        dy_t = scratch(xp, "conv-dy-t", (groups, n, length, og), dyc.dtype)
+        dy_t[...] = dyc.reshape(n, groups, og, length).transpose(1, 0, 3, 2)
+        return xp.matmul(cols.reshape(groups, ckk, n * length),
+                         dy_t.reshape(groups, n * length, og)).swapaxes(-1, -2)
+    ckk = cols.shape[1] // groups
+    return xp.matmul(dyc.reshape(n, groups, og, length),
+                     cols.reshape(n, groups, ckk, length).swapaxes(-1, -2)).sum(axis=0)
 
 
 # Per-sample filter-gradient GEMMs above this many multiply-adds run well below BLAS speed
