@@ -1,13 +1,16 @@
 """Layer and batch normalisation: fused kernels and fused gradients.
 
-The statistics run over the trailing axes from ``axis`` on (MindSpore's
+LayerNorm's statistics run over the trailing axes from ``axis`` on (MindSpore's
 ``begin_norm_axis``); ``gamma``/``beta`` (optional, given together) have the
-shape of those axes. LayerNorm returns (y, mean, rstd) as MindSpore's
-primitive does; mean and rstd keep the normalised axes as size 1.
+shape of those axes. It returns (y, mean, rstd) as MindSpore's primitive does;
+mean and rstd keep the normalised axes as size 1. BatchNorm (training mode)
+normalises each channel (axis 1) over all other axes and returns (y, mean,
+biased variance) for the running statistics.
 
-LayerNormGrad computes (dx[, dgamma, dbeta]) in one tiled pass. Its own
-gradient (grad of grad) is the vjp of the same formula written with
-primitives (``layer_norm_backward``), so the two can never disagree.
+LayerNormGrad and BatchNormGrad compute (dx[, dgamma, dbeta]) in one fused
+pass each. Their own gradients (grad of grad) are the vjps of the same
+formulas written with primitives (``layer_norm_backward``,
+``batch_norm_backward``), so the two can never disagree.
 """
 from __future__ import annotations
 
