@@ -287,3 +287,56 @@ def test_no_recording_outside_grad():
     assert P.current_handler() is None
     t = Tensor([1.0]) * 2
     assert t._tape_ref is None
+
+
+# ------------------------------------------------------------------ Cell.bprop
+class _ScaledMul(ms.nn.Cell):
+    def construct(self, x, y):
+        return x * y
+
+    def bprop(self, x, y, out, dout):
+        return dout * 100, dout * 2
+
+
+class _TwoOut(ms.nn.Cell):
+    def construct(self, x):
+        return x * 2, x * 3
+
+    def bprop(self, x, out, dout):
+        return (dout[0] * 10 + dout[1],)
+
+
+class _Outer(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = _ScaledMul()
+        self.w = Parameter(Tensor([2.0, 2.0]), name="w")
+
+    def construct(self, x):
+        return (self.inner(x, self.w) * x).sum()
+
+
+def test_cell_bprop_replaces_the_gradient():
+    """Values observed on MindSpore 2.10 with the same cells."""
+    g = ops.grad(_ScaledMul(), (0, 1))(Tensor([1.0, 2.0]), Tensor([3.0, 4.0]))
+    assert structure(g) == ([100.0, 100.0], [2.0, 2.0])
+
+    def f(x):
+        a, b = _TwoOut()(x)
+        return a.sum() + (b * 2).sum()
+    assert structure(ops.grad(f)(Tensor([1.0, 2.0]))) == [12.0, 12.0]
+    o = _Outer()
+    g = ops.grad(o, 0, o.trainable_params())(Tensor([1.0, 2.0]))
+    assert structure(g) == ([102.0, 204.0], ([2.0, 4.0],))
+    assert structure(_ScaledMul()(Tensor([1.0]), Tensor([3.0]))) == [3.0]
+
+
+def test_cell_bprop_must_return_one_gradient_per_input():
+    class Bad(ms.nn.Cell):
+        def construct(self, x, y):
+            return x + y
+
+        def bprop(self, x, y, out, dout):
+            return (dout,)
+    with pytest.raises(ValueError, match="number of returned gradients"):
+        ops.grad(Bad())(Tensor([1.0]), Tensor([2.0]))

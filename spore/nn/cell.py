@@ -17,6 +17,7 @@ import itertools
 import re
 
 from .. import _dtype as mstype
+from .._autodiff import custom as _custom, tape as _tape
 from .._context import execution_mode, GRAPH_MODE
 from .._parameter import Parameter, ParameterTuple
 from .._tensor import Tensor
@@ -158,7 +159,10 @@ class Cell:
         else:
             if execution_mode() == GRAPH_MODE:
                 _warn_graph_mode_eager()
-            out = self.construct(*args, **kwargs)
+            if _custom.has_bprop(self) and _tape.is_recording():
+                out = _custom.call_with_bprop(self, args, kwargs)
+            else:
+                out = self.construct(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
                 new = hook(self, args, out)
