@@ -821,9 +821,9 @@ nonzero_p = Primitive("NonZero", _make_nonzero, kind="opaque", n_inputs=1, nondi
 # ----------------------------------------------------------------- padding
 # ``pads`` holds one (before, after) pair per dimension in dimension order;
 # negative amounts crop. ``mode`` uses NumPy's names. As in MindSpore 2.10 (and
-# PyTorch), constant and wrap modes crop before padding, while reflect and edge
-# pad before cropping: a reflection may reach into the cropped positions.
-PAD_MODES = ("constant", "reflect", "edge", "wrap")
+# PyTorch), constant and wrap modes crop before padding, while reflect, symmetric
+# and edge pad before cropping: a reflection may reach into the cropped positions.
+PAD_MODES = ("constant", "reflect", "symmetric", "edge", "wrap")
 
 
 def _pad_infer(attrs, x):
@@ -838,6 +838,10 @@ def _pad_infer(attrs, x):
     for d, ((b, a), n) in enumerate(zip(pads, shape)):
         if mode == "reflect" and (b >= n or a >= n) and (b > 0 or a > 0):
             raise ValueError(f"For 'Pad' reflect mode, the padding size must be less than the "
+                             f"corresponding input dimension, but got ({b}, {a}) at dimension "
+                             f"{d} of size {n}.")
+        if mode == "symmetric" and (b > n or a > n):
+            raise ValueError(f"For 'Pad' symmetric mode, the padding size must be at most the "
                              f"corresponding input dimension, but got ({b}, {a}) at dimension "
                              f"{d} of size {n}.")
         kept = n - max(-b, 0) - max(-a, 0)    # wrap pads what is left after cropping

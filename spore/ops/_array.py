@@ -978,6 +978,18 @@ def pad(input_x, padding, mode="constant", value=None):
     return A.pad_p(x, pads=tuple(pairs), mode=_PAD_MODES[mode], value=fill)
 
 
+def mirror_pad(input_x, paddings, mode):
+    """MindSpore's ``MirrorPad``: ``paddings`` holds one (before, after) pair per dimension,
+    FIRST dimension first; ``mode`` 'REFLECT' (the edge is not repeated) or 'SYMMETRIC' (it
+    is). Used by ``nn.Pad``; not a public op."""
+    x = as_tensor(input_x)
+    pairs = tuple((int(b), int(a)) for b, a in paddings)
+    if len(pairs) != x.ndim:
+        raise ValueError(f"For 'MirrorPad', 'paddings' must have one (before, after) pair per "
+                         f"dimension of the input ({x.ndim}), but got {len(pairs)}.")
+    return A.pad_p(x, pads=pairs, mode=mode.lower(), value=0)
+
+
 # --------------------------------------------------------------------------- Tensor methods
 def _tensor_gather(self, *args, **kwargs):
     """``gather(dim, index)`` (PyTorch style) or ``gather(input_indices, axis, batch_dims=0)``."""
@@ -1184,4 +1196,4 @@ TENSOR_METHODS = {
 from ._utils import public_functions as _public_functions  # noqa: E402
 
 __all__ = [n for n in _public_functions(globals(), __name__)
-           if n not in ("select_dim", "scatter_add_elements")]
+           if n not in ("select_dim", "scatter_add_elements", "mirror_pad")]

@@ -10,7 +10,7 @@ from ..cell import Cell
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SeLU", "GELU", "FastGelu",
            "SiLU", "Mish", "Sigmoid", "LogSigmoid", "Tanh", "Tanhshrink", "Hardtanh",
            "HSwish", "HSigmoid", "Softsign", "Softplus", "SoftShrink", "HShrink", "Threshold",
-           "Softmax", "LogSoftmax", "Softmin", "get_activation"]
+           "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "GLU", "get_activation"]
 
 
 class _Elementwise(Cell):
@@ -296,6 +296,36 @@ class LogSoftmax(Cell):
 
     def construct(self, x):
         return ops.log_softmax(x, self.axis)
+
+
+class Softmax2d(Cell):
+    """Softmax over the channels (axis -3) of (C, H, W) or (N, C, H, W) inputs."""
+
+    def construct(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError(f"For 'Softmax2d', the in_shape must have 3 or 4 dims, but got "
+                             f"{x.ndim}.")
+        return ops.softmax(x, -3)
+
+
+class GLU(Cell):
+    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second half.
+
+    Args:
+        axis (int): the axis halved. Default: ``-1``.
+    """
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.dim = axis
+
+    def construct(self, x):
+        size = x.shape[self.dim]
+        if size % 2:
+            raise ValueError(f"For 'GLU', the size of axis {self.dim} must be even, but got "
+                             f"{size}.")
+        first, second = ops.split(x, size // 2, self.dim)
+        return first * ops.sigmoid(second)
 
 
 class Softmin(Cell):

@@ -14,7 +14,9 @@ from ..cell import Cell
 from . import _checks as C
 from .activation import get_activation
 
-__all__ = ["Dense", "Flatten", "Identity", "Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
+           "Dropout1d", "Dropout2d", "Upsample", "PixelShuffle", "PixelUnshuffle",
+           "ChannelShuffle"]
 
 
 class Dense(Cell):
@@ -84,6 +86,85 @@ class Dense(Cell):
         return s
 
 
+class Linear(Cell):
+    r"""Fully connected layer with PyTorch's argument names: :math:`y = x W^T + b`.
+
+    Args:
+        in_features (int), out_features (int): last input / output dimension.
+        bias (bool): Default: ``True``.
+        weight_init, bias_init: as in Dense (``None``: U(-1/√in, 1/√in) for both).
+        dtype: parameter dtype. Default: ``None`` (float32).
+    """
+
+    def __init__(self, in_features, out_features, bias=True, weight_init=None, bias_init=None,
+                 dtype=None):
+        super().__init__()
+        self.in_features = C.positive_int(in_features, "in_features", "Linear")
+        self.out_features = C.positive_int(out_features, "out_features", "Linear")
+        self.has_bias = C.boolean(bias, "has_bias", "Linear")
+        dtype = float32 if dtype is None else dtype
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(initializer(weight_init, [out_features, in_features], dtype=dtype),
+                                name="weight")
+        self.bias = None
+        if bias:
+            if bias_init is None:
+                bias_init = Uniform(scale=1 / math.sqrt(in_features))
+            self.bias = Parameter(initializer(bias_init, [out_features], dtype=dtype), name="bias")
+
+    def construct(self, x):
+        return ops.dense(x, self.weight, self.bias)
+
+    def extend_repr(self):
+        s = f"input_features={self.in_features}, output_features={self.out_features}"
+        return s + (f", has_bias={self.has_bias}" if self.has_bias else "")
+
+
+class BiDense(Cell):
+    r"""Bilinear layer: :math:`y_k = x_1^T A_k x_2 + b_k` with A of shape (out, in1, in2).
+
+    Args:
+        in1_channels (int), in2_channels (int), out_channels (int).
+        weight_init, bias_init: Default: ``None`` = U(-1/√in1, 1/√in1).
+        has_bias (bool): Default: ``True``.
+        dtype: Default: ``mstype.float32``.
+
+    Inputs:
+        - **input1** (Tensor) - (*, in1_channels); **input2** (Tensor) - (*, in2_channels).
+    """
+
+    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None,
+                 bias_init=None, has_bias=True, dtype=float32):
+        super().__init__()
+        self.in1_channels = C.positive_int(in1_channels, "in1_channels", "BiDense")
+        self.in2_channels = C.positive_int(in2_channels, "in2_channels", "BiDense")
+        self.out_channels = C.positive_int(out_channels, "out_channels", "BiDense")
+        self.has_bias = C.boolean(has_bias, "has_bias", "BiDense")
+        bound = 1 / math.sqrt(in1_channels)
+        self.weight = Parameter(initializer(Uniform(bound) if weight_init is None else weight_init,
+                                            (out_channels, in1_channels, in2_channels),
+                                            dtype=dtype), name="weight")
+        self.bias = None
+        if has_bias:
+            self.bias = Parameter(initializer(Uniform(bound) if bias_init is None else bias_init,
+                                              [out_channels], dtype=dtype), name="bias")
+
+    def construct(self, input1, input2):
+        for arg, x, size in (("input1", input1, self.in1_channels),
+                             ("input2", input2, self.in2_channels)):
+            if x.shape[-1] != size:
+                raise ValueError(f"For 'BiDense', the last dimension of '{arg}' must be {size}, "
+                                 f"but got {x.shape[-1]}.")
+        out = ops.einsum("...i,kij,...j->...k", input1, self.weight, input2)
+        return out + self.bias if self.has_bias else out
+
+    def extend_repr(self):
+        s = (f"in1_channels={self.in1_channels}, in2_channels={self.in2_channels}, "
+             f"output_channels={self.out_channels}")
+        return s + (f", has_bias={self.has_bias}" if self.has_bias else "")
+
+
 class Flatten(Cell):
     """Merge dimensions ``start_dim`` .. ``end_dim`` into one.
 
@@ -106,6 +187,31 @@ class Flatten(Cell):
         if not (-nd <= self.start_dim < nd and -nd <= self.end_dim < nd):
             raise ValueError("'start_dim' or 'end_dim' out of range.")
         return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Unflatten(Cell):
+    """Split dimension ``axis`` into ``unflattened_size``.
+
+    Args:
+        axis (int): the dimension to split.
+        unflattened_size (tuple, list): its new shape (product = its size).
+    """
+
+    def __init__(self, axis, unflattened_size):
+        super().__init__()
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'Unflatten', the 'axis' must be int, but got "
+                            f"{type(axis).__name__}.")
+        if not isinstance(unflattened_size, (list, tuple)):
+            raise TypeError(f"For 'Unflatten', the 'unflattened_size' must be list or tuple, "
+                            f"but got {type(unflattened_size).__name__}.")
+        self.axis = axis
+        self.unflattened_size = tuple(unflattened_size)
+
+    def construct(self, x):
+        axis = self.axis % x.ndim
+        shape = x.shape[:axis] + self.unflattened_size + x.shape[axis + 1:]
+        return ops.reshape(x, shape)
 
 
 class Identity(Cell):
@@ -191,3 +297,69 @@ class Dropout2d(Cell):
         if not self.training or self.p == 0:
             return x
         return ops.dropout2d(x, self.p, True)
+
+
+class Upsample(Cell):
+    """``ops.interpolate`` as a layer (same arguments)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size = size
+        self.scale_factor = scale_factor
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def construct(self, x):
+        return ops.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                               self.recompute_scale_factor)
+
+
+class PixelShuffle(Cell):
+    """(*, C·r², H, W) -> (*, C, H·r, W·r) (``ops.pixel_shuffle``)."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def construct(self, x):
+        return ops.pixel_shuffle(x, self.upscale_factor)
+
+
+class PixelUnshuffle(Cell):
+    """(*, C, H·r, W·r) -> (*, C·r², H, W) (``ops.pixel_unshuffle``)."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def construct(self, x):
+        return ops.pixel_unshuffle(x, self.downscale_factor)
+
+
+class ChannelShuffle(Cell):
+    """Interleave the channels of ``groups`` groups: (N, g·k, *) viewed as (N, g, k, *) and
+    read as (N, k, g, *).
+
+    Args:
+        groups (int): number of groups; divides the channel count.
+    """
+
+    def __init__(self, groups):
+        super().__init__()
+        if isinstance(groups, bool) or not isinstance(groups, int):
+            raise TypeError(f"For ChannelShuffle, the param `groups` must be int, but got "
+                            f"{type(groups)}.")
+        if groups < 1:
+            raise ValueError(f"For ChannelShuffle, the param `groups` must be larger than 0, but "
+                             f"got {groups}.")
+        self.groups = groups
+
+    def construct(self, x):
+        n, c = x.shape[:2]
+        if c % self.groups:
+            raise ValueError(f"For ChannelShuffle, the number of channels {c} must be divisible "
+                             f"by groups {self.groups}.")
+        grouped = ops.reshape(x, (n, self.groups, c // self.groups, -1))
+        return ops.reshape(ops.transpose(grouped, (0, 2, 1, 3)), x.shape)
