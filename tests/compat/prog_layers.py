@@ -1,7 +1,8 @@
 """Layer programs: forward values and input/weight gradients of nn layers."""
 import numpy as np
 
-from ._helpers import (program, randn, set_weights, weights_of, names_of, input_grads, weight_grads, prefixed)
+from ._helpers import (program, randn, set_weights, weights_of, names_of, input_grads,
+                       weight_grads, prefixed)
 
 
 @program
@@ -201,7 +202,8 @@ def pool_variants(ms, seed):
     }
     out = layer_results(ms, rng, pools2d, (2, 3, 7, 5))
     out.update(layer_results(ms, rng, pools1d, (2, 3, 9)))
-    indices = nn.MaxPool2d(2, 2, pad_mode="pad", return_indices=True)(ms.Tensor(randn(rng, 1, 2, 4, 6)))
+    max_pool = nn.MaxPool2d(2, 2, pad_mode="pad", return_indices=True)
+    indices = max_pool(ms.Tensor(randn(rng, 1, 2, 4, 6)))
     out.update({"max_indices/values": indices[0].asnumpy(),
                 "max_indices/indices": indices[1].asnumpy()})
     return out
@@ -320,4 +322,93 @@ def basic_layers(ms, seed):
     ids = np.array([[2, 1, 2], [6, 0, 3]], np.int32)
     out.update(prefixed("embedding_padding", weight_grads(ms, embedding, rng, ids)))
     out["embedding_padding/out"] = embedding(ms.Tensor(ids)).asnumpy()
+    return out
+
+
+@program
+def padding_layers(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    layers3 = {
+        "pad_constant": nn.Pad(((0, 0), (1, 2), (2, 1))),
+        "pad_reflect": nn.Pad(((0, 0), (1, 1), (2, 1)), mode="REFLECT"),
+        "pad_symmetric": nn.Pad(((1, 0), (2, 1), (0, 3)), mode="SYMMETRIC"),
+        "constant_pad1d": nn.ConstantPad1d((1, 3), 0.5),
+        "reflection_pad1d": nn.ReflectionPad1d(2),
+        "replication_pad1d": nn.ReplicationPad1d((3, 1)),
+    }
+    layers4 = {
+        "zero_pad2d": nn.ZeroPad2d((1, 0, 2, 1)),
+        "constant_pad2d": nn.ConstantPad2d(1, -1.0),
+        "reflection_pad2d": nn.ReflectionPad2d((1, 2, 0, 1)),
+        "replication_pad2d": nn.ReplicationPad2d(2),
+        "constant_pad3d": nn.ConstantPad3d((1, 0, 0, 1, 1, 1), 2.0),
+        "replication_pad3d": nn.ReplicationPad3d(1),
+    }
+    out = layer_results(ms, rng, layers3, (2, 4, 5))
+    out.update(layer_results(ms, rng, layers4, (1, 2, 4, 5)))
+    return out
+
+
+@program
+def shape_layers(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    layers = {
+        "upsample_nearest": nn.Upsample(scale_factor=2.0, mode="nearest",
+                                        recompute_scale_factor=True),
+        "upsample_bilinear": nn.Upsample(size=(5, 9), mode="bilinear", align_corners=True),
+        "pixel_shuffle": nn.PixelShuffle(2),
+        "pixel_unshuffle": nn.PixelUnshuffle(2),
+        "softmax2d": nn.Softmax2d(),
+        "glu": nn.GLU(axis=1),
+        "unflatten": nn.Unflatten(1, (2, 2)),
+        "tril": nn.Tril(), "triu": nn.Triu(),
+        "channel_shuffle": nn.ChannelShuffle(2),
+        "norm": nn.Norm(axis=1, keep_dims=True),
+        "moments": nn.Moments(axis=(2, 3), keep_dims=True),
+        "matmul": lambda x: nn.MatMul(transpose_x2=True)(x, x),
+    }
+    out = {}
+    for name, layer in layers.items():
+        out.update(prefixed(name, input_grads(ms, layer, rng, randn(rng, 2, 4, 4, 6))))
+    out["one_hot"] = nn.OneHot(depth=4, on_value=2.0, off_value=-1.0)(
+        ms.Tensor(np.array([[0, 3], [1, 2]], np.int32))).asnumpy()
+    out["one_hot_axis0"] = nn.OneHot(axis=0, depth=3)(
+        ms.Tensor(np.array([2, 0], np.int32))).asnumpy()
+    out["range"] = nn.Range(1.0, 8.0, 1.5)().asnumpy()
+    out["l1_regularizer"] = nn.L1Regularizer(0.5)(ms.Tensor(randn(rng, 3, 4))).asnumpy()
+    return out
+
+
+@program
+def linear_layers(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    out = {}
+    linear = nn.Linear(5, 3)
+    out.update(layer_results(ms, rng, {"linear": linear}, (2, 5)))
+    out.update(names_of(linear))
+    bidense = nn.BiDense(3, 4, 2)
+    set_weights(ms, bidense, rng)
+    out.update(prefixed("bidense", input_grads(ms, bidense, rng, randn(rng, 5, 3),
+                                               randn(rng, 5, 4))))
+    return out
+
+
+@program
+def lp_pool_clip_margin(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    out = prefixed("lp_pool2d", input_grads(ms, nn.LPPool2d(2, 2), rng, randn(rng, 2, 3, 4, 6)))
+    out.update(prefixed("lp_pool1d", input_grads(ms, nn.LPPool1d(3, 3, stride=2), rng,
+                                                 randn(rng, 2, 3, 9))))
+    clip = nn.ClipByNorm(axis=1)
+    out.update(prefixed("clip_by_norm", input_grads(
+        ms, lambda x: clip(x, ms.Tensor(np.float32(1.5))), rng, randn(rng, 3, 4))))
+    labels = ms.Tensor(np.array([0, 3, 1, 1, 2], np.int64))
+    for reduction in ("mean", "sum", "none"):
+        loss = nn.MultiMarginLoss(reduction=reduction)
+        out.update(prefixed(f"multi_margin_{reduction}", input_grads(
+            ms, lambda x, loss=loss: loss(x, labels), rng, randn(rng, 5, 4))))
     return out

@@ -103,3 +103,47 @@ def classification_losses(ms, seed):
         kl = nn.KLDivLoss(reduction=reduction)
         out.update(prefixed(f"kl_{reduction}", input_grads(ms, kl, rng, log_probs, probs)))
     return out
+
+
+@program
+def pair_losses(ms, seed):
+    rng = np.random.default_rng(seed)
+    nn = ms.nn
+    a, b = randn(rng, 5, 4), randn(rng, 5, 4)
+    signs = ms.Tensor(np.sign(randn(rng, 5)).astype(np.float32))
+    sign_grid = ms.Tensor(np.sign(randn(rng, 5, 4)).astype(np.float32))
+    multi = ms.Tensor((rng.random((5, 4)) > 0.5).astype(np.float32))
+    labels = ms.Tensor(np.array([0, 3, 1, 1, 2], np.int64))
+    focal_labels = ms.Tensor(np.array([[0], [3], [1], [1], [2]], np.int32))
+    out = {}
+    for reduction in ("mean", "sum", "none"):
+        cases = {
+            "margin_ranking": lambda x, y, loss=nn.MarginRankingLoss(0.2, reduction):
+                loss(x[:, 0], y[:, 0], signs),
+            "cosine_embedding": lambda x, y, loss=nn.CosineEmbeddingLoss(0.1, reduction):
+                loss(x, y, signs),
+            "hinge_embedding": lambda x, y, loss=nn.HingeEmbeddingLoss(0.8, reduction):
+                loss(x, sign_grid),
+            "multilabel_soft_margin": lambda x, y, loss=nn.MultiLabelSoftMarginLoss(
+                reduction=reduction): loss(x, multi),
+            "gaussian_nll": lambda x, y, loss=nn.GaussianNLLLoss(full=True,
+                                                                 reduction=reduction):
+                loss(x, y, ms.ops.abs(y) + 0.3),
+            "poisson_nll": lambda x, y, loss=nn.PoissonNLLLoss(reduction=reduction):
+                loss(x, ms.ops.abs(y)),
+            "poisson_nll_full": lambda x, y, loss=nn.PoissonNLLLoss(False, True,
+                                                                    reduction=reduction):
+                loss(ms.ops.abs(x) + 0.1, ms.ops.abs(y) * 3),
+            "mae": lambda x, y, loss=nn.MAELoss(reduction): loss(x, y),
+            "focal": lambda x, y, loss=nn.FocalLoss(gamma=1.5, reduction=reduction):
+                loss(x, focal_labels),
+        }
+        for name, fn in cases.items():
+            out.update(prefixed(f"{name}_{reduction}", input_grads(ms, fn, rng, a, b)))
+    out.update(prefixed("rmse", input_grads(ms, nn.RMSELoss(), rng, a, b)))
+    out.update(prefixed("dice", input_grads(
+        ms, lambda x, y: nn.DiceLoss(1e-3)(ms.ops.sigmoid(x), multi), rng, a, b)))
+    out.update(prefixed("multiclass_dice", input_grads(
+        ms, lambda x, y: nn.MultiClassDiceLoss()(x, ms.ops.one_hot(labels, 4, ms.Tensor(1.0),
+                                                                   ms.Tensor(0.0))), rng, a, b)))
+    return out

@@ -1,7 +1,8 @@
 """Training programs: optimizers, learning-rate schedules, autodiff API and wrapper cells."""
 import numpy as np
 
-from ._helpers import (program, randn, set_weights, weights_of, names_of, train, mlp, regression_batches)
+from ._helpers import (program, randn, set_weights, weights_of, names_of, train, mlp,
+                       regression_batches)
 
 
 @program
