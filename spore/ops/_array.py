@@ -6,6 +6,8 @@ flip, one_hot, tril, diag, ...) need no gradient rule of their own.
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .._core import primitive as P
@@ -988,6 +990,334 @@ def mirror_pad(input_x, paddings, mode):
         raise ValueError(f"For 'MirrorPad', 'paddings' must have one (before, after) pair per "
                          f"dimension of the input ({x.ndim}), but got {len(pairs)}.")
     return A.pad_p(x, pads=pairs, mode=mode.lower(), value=0)
+
+
+# --------------------------------------------------------------------------- more array ops
+def numel(input):
+    """The number of elements (a Python int)."""
+    return int(np.prod(_tensor_arg("numel", "input", input).shape, dtype=np.int64))
+
+
+size = numel
+
+
+def shape(input_x):
+    """The shape (a tuple of Python ints)."""
+    return tuple(_tensor_arg("shape", "input_x", input_x).shape)
+
+
+def rank(input_x):
+    """The number of dimensions (a Python int)."""
+    return _tensor_arg("rank", "input_x", input_x).ndim
+
+
+def view_as(input, other):
+    """``input`` reshaped to ``other``'s shape."""
+    return reshape(input, _tensor_arg("view_as", "other", other).shape)
+
+
+def reverse(x, axis):
+    """``flip`` under MindSpore's older name."""
+    return flip(x, axis)
+
+
+def slice(input_x, begin, size):  # noqa: A001  (MindSpore's name)
+    """The block starting at ``begin`` with extent ``size`` per dimension (-1: to the end)."""
+    from ._indexing import getitem
+    x = as_tensor(input_x)
+    begin, size = _int_tuple("slice", begin, "begin"), _int_tuple("slice", size, "size")
+    if len(begin) != x.ndim or len(size) != x.ndim:
+        raise ValueError(f"For 'slice', the length of 'begin' and 'size' must equal the rank "
+                         f"of 'input_x' ({x.ndim}), but got {len(begin)} and {len(size)}.")
+    index = tuple(builtins.slice(b, None if n == -1 else b + n) for b, n in zip(begin, size))
+    return getitem(x, index)
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    """``input_x[begin:end:strides]`` with MindSpore's (TensorFlow's) bit masks: bit i of
+    ``begin_mask``/``end_mask`` ignores that bound, of ``ellipsis_mask`` makes entry i an
+    ellipsis, of ``new_axis_mask`` inserts an axis, of ``shrink_axis_mask`` indexes with
+    ``begin[i]`` (dropping the dimension)."""
+    from ._indexing import getitem
+    begin = _int_tuple("strided_slice", begin, "begin")
+    end = _int_tuple("strided_slice", end, "end")
+    strides = _int_tuple("strided_slice", strides, "strides")
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(f"For 'strided_slice', 'begin', 'end' and 'strides' must have the same "
+                         f"length, but got {len(begin)}, {len(end)} and {len(strides)}.")
+    if 0 in strides:
+        raise ValueError("For 'strided_slice', the 'strides' can not contain 0.")
+    index = []
+    for i, (b, e, st) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif new_axis_mask & bit:
+            index.append(None)
+        elif shrink_axis_mask & bit:
+            index.append(b)
+        else:
+            index.append(builtins.slice(None if begin_mask & bit else b,
+                                        None if end_mask & bit else e, st))
+    return getitem(as_tensor(input_x), tuple(index))
+
+
+def _split_at_least(name, input, indices_or_sections, axis, min_rank):
+    x = as_tensor(input)
+    if x.ndim < min_rank:
+        raise ValueError(f"For '{name}', the input must have at least {min_rank} dimensions, "
+                         f"but got {x.ndim}.")
+    return tensor_split(x, indices_or_sections, axis)
+
+
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along axis 0 of an input of at least 2 dimensions."""
+    return _split_at_least("vsplit", input, indices_or_sections, 0, 2)
+
+
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along axis 1 (axis 0 of a 1-D input)."""
+    x = as_tensor(input)
+    return _split_at_least("hsplit", x, indices_or_sections, 1 if x.ndim > 1 else 0, 1)
+
+
+def dsplit(input, indices_or_sections):
+    """``tensor_split`` along axis 2 of an input of at least 3 dimensions."""
+    return _split_at_least("dsplit", input, indices_or_sections, 2, 3)
+
+
+def _at_least(inputs, n):
+    """Each tensor with at least ``n`` dimensions: 0-d -> (1,)*n, (k,) -> (1, k)[, 1],
+    (m, k) -> (m, k, 1) for n = 3."""
+    def one(x):
+        x = as_tensor(x)
+        if x.ndim >= n:
+            return x
+        if x.ndim == 0:
+            return reshape(x, (1,) * n)
+        if x.ndim == 1:
+            return reshape(x, (1, x.shape[0]) + (1,) * (n - 2))
+        return reshape(x, x.shape + (1,))
+    if isinstance(inputs, (tuple, list)):
+        return tuple(one(x) for x in inputs)
+    return one(inputs)
+
+
+def atleast_1d(inputs):
+    """A tensor (or each of a list of tensors) with at least 1 dimension."""
+    return _at_least(inputs, 1)
+
+
+def atleast_2d(inputs):
+    """A tensor (or each of a list of tensors) with at least 2 dimensions."""
+    return _at_least(inputs, 2)
+
+
+def atleast_3d(inputs):
+    """A tensor (or each of a list of tensors) with at least 3 dimensions."""
+    return _at_least(inputs, 3)
+
+
+def dstack(tensors):
+    """Concatenate along axis 2 after ``atleast_3d``."""
+    return concat(atleast_3d(list(tensors)), 2)
+
+
+def row_stack(tensors):
+    """``vstack`` under its other name."""
+    return vstack(tensors)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Put the last dimension of ``input`` on the ``offset`` diagonal of new (dim1, dim2)
+    planes; the result has one more dimension."""
+    x = as_tensor(input)
+    offset = static_int("diag_embed", "offset", offset)
+    out_ndim = x.ndim + 1
+    d1, d2 = _dim("diag_embed", dim1, out_ndim, "dim1"), _dim("diag_embed", dim2, out_ndim,
+                                                                "dim2")
+    if d1 == d2:
+        raise ValueError("For 'diag_embed', 'dim1' and 'dim2' must be different.")
+    m = x.shape[-1] if x.ndim else 1
+    n = m + abs(offset)
+    # column j of row i = j - offset holds x[j - max(offset, 0)]: pad x to n columns
+    cols = pad(x, (max(offset, 0), max(-offset, 0)))
+    eye_k = P._Tensor(np.eye(n, k=offset, dtype=x._data.dtype))
+    planes = expand_dims(cols, -2) * eye_k
+    return movedim(planes, (out_ndim - 2, out_ndim - 1), (min(d1, d2), max(d1, d2))) \
+        if d1 < d2 else movedim(planes, (out_ndim - 2, out_ndim - 1), (d1, d2))
+
+
+def diagflat(input, offset=0):
+    """A 2-D matrix with the flattened ``input`` on its ``offset`` diagonal."""
+    return diag_embed(reshape(as_tensor(input), (-1,)), offset)
+
+
+def cartesian_prod(*inputs):
+    """All combinations of the 1-D ``inputs`` as rows of a (N, len(inputs)) tensor."""
+    grids = meshgrid(*inputs, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def block_diag(*inputs):
+    """The inputs (0-, 1- or 2-D) placed along the diagonal of a 2-D tensor."""
+    blocks = [reshape(t, (1, -1)) if as_tensor(t).ndim < 2 else as_tensor(t) for t in inputs]
+    for t in blocks:
+        if t.ndim != 2:
+            raise ValueError(f"For 'block_diag', the inputs must have at most 2 dimensions, but "
+                             f"got {t.ndim}.")
+    width = sum(t.shape[1] for t in blocks)
+    rows, left = [], 0
+    for t in blocks:
+        rows.append(pad(t, (left, width - left - t.shape[1])))
+        left += t.shape[1]
+    return concat(rows, 0)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (of ``dim`` slices, or of the flattened
+    input); optionally the run number of every element (Int64) and each run's length."""
+    x = as_tensor(input)
+    if dim is None:
+        x, axis = reshape(x, (-1,)), 0
+    else:
+        axis = _dim("unique_consecutive", dim, x.ndim, "dim")
+    data = np.moveaxis(x.asnumpy(), axis, 0).reshape(x.shape[axis], -1)
+    starts = np.ones(len(data), bool)
+    starts[1:] = (data[1:] != data[:-1]).any(axis=1)
+    first = np.flatnonzero(starts)
+    out = index_select(x, axis, P._Tensor(first.astype(np.int64)))
+    extras = []
+    if return_inverse:
+        extras.append(P._Tensor((np.cumsum(starts) - 1).astype(np.int64)))
+    if return_counts:
+        extras.append(P._Tensor(np.diff(np.append(first, len(data))).astype(np.int64)))
+    return (out, *extras) if extras else out
+
+
+def sequence_mask(lengths, maxlen=None):
+    """``arange(maxlen) < lengths[..., None]`` (Bool); ``maxlen`` defaults to the largest
+    length."""
+    lengths = _tensor_arg("sequence_mask", "lengths", lengths)
+    if maxlen is None:
+        maxlen = int(lengths.asnumpy().max()) if lengths.size else 0
+    maxlen = static_int("sequence_mask", "maxlen", maxlen)
+    if maxlen <= 0:
+        raise ValueError(f"For 'sequence_mask', the 'maxlen' must be positive, but got {maxlen}.")
+    positions = A.arange_p(start=0, stop=maxlen, step=1, dtype=lengths._data.dtype)
+    return M.less_p(positions, expand_dims(lengths, -1))
+
+
+def _replace_along(name, x, src, axis, positions):
+    """``x`` with the entries at ``positions`` along ``axis`` taken from ``src`` (which
+    holds them in that order): one gather from the two joined."""
+    n = x.shape[axis]
+    source = np.arange(n)
+    source[positions] = n + np.arange(len(positions))
+    if tuple(src.shape) != x.shape[:axis] + (len(positions),) + x.shape[axis + 1:]:
+        raise ValueError(f"For '{name}', the shape of 'src' {tuple(src.shape)} does not fit "
+                         f"{len(positions)} entries along axis {axis} of {tuple(x.shape)}.")
+    joined = concat((x, src.astype(x.dtype)), axis)
+    return index_select(joined, axis, P._Tensor(source.astype(np.int64)))
+
+
+def select_scatter(input, src, axis, index):
+    """``input`` with entry ``index`` along ``axis`` replaced by ``src``."""
+    x = as_tensor(input)
+    a = _dim("select_scatter", axis, x.ndim)
+    i = static_int("select_scatter", "index", index)
+    if not -x.shape[a] <= i < x.shape[a]:
+        raise IndexError(f"For 'select_scatter', the 'index' {i} is out of range for axis {a} "
+                         f"of size {x.shape[a]}.")
+    return _replace_along("select_scatter", x, expand_dims(as_tensor(src), a), a,
+                          [i % x.shape[a]])
+
+
+def slice_scatter(input, src, axis=0, start=None, end=None, step=1):
+    """``input`` with ``input[start:end:step]`` along ``axis`` replaced by ``src``."""
+    x = as_tensor(input)
+    a = _dim("slice_scatter", axis, x.ndim)
+    positions = list(range(x.shape[a]))[builtins.slice(start, end, step)]
+    return _replace_along("slice_scatter", x, as_tensor(src), a, positions)
+
+
+def matrix_band_part(x, lower, upper):
+    """Zero everything outside the band of ``lower`` sub- and ``upper`` super-diagonals of
+    the last two dimensions (a negative count keeps that whole triangle)."""
+    x = _tensor_arg("matrix_band_part", "x", x)
+    if x.ndim < 2:
+        raise ValueError(f"For 'matrix_band_part', the input must have at least 2 dimensions, "
+                         f"but got {x.ndim}.")
+    lower = static_int("matrix_band_part", "lower", lower)
+    upper = static_int("matrix_band_part", "upper", upper)
+    rows, cols = np.indices(x.shape[-2:])
+    keep = ((lower < 0) | (rows - cols <= lower)) & ((upper < 0) | (cols - rows <= upper))
+    return M.where_p(P._Tensor(keep), x, 0)
+
+
+_SEGMENT_EMPTY = {"sum": lambda d: 0, "prod": lambda d: 1,
+                  "max": lambda d: np.finfo(d).min if d.kind == "f" else np.iinfo(d).min,
+                  "min": lambda d: np.finfo(d).max if d.kind == "f" else np.iinfo(d).max}
+
+
+def _unsorted_segment(name, reduce, x, segment_ids, num_segments):
+    """Reduce the rows of ``x`` (leading dims = ``segment_ids``' shape) sharing a segment id:
+    the rows of each segment are gathered into a (num_segments, longest, ...) block padded
+    with the reduction's identity, which an ordinary reduction then folds (so gradients are
+    those of gather and the reduction)."""
+    from ._reduce import amax, amin, prod, sum as reduce_sum
+    x = _tensor_arg(name, "input_x", x)
+    ids = _index_tensor(name, "segment_ids", segment_ids)
+    num = static_int(name, "num_segments", num_segments)
+    if tuple(x.shape[:ids.ndim]) != tuple(ids.shape):
+        raise ValueError(f"For '{name}', the shape of 'segment_ids' {tuple(ids.shape)} must be "
+                         f"a prefix of the shape of 'input_x' {tuple(x.shape)}.")
+    flat_ids = ids.asnumpy().reshape(-1).astype(np.int64)
+    if flat_ids.size and (flat_ids.min() < 0 or flat_ids.max() >= num):
+        raise ValueError(f"For '{name}', segment_ids value should be [0, {num}), but got "
+                         f"values in [{flat_ids.min()}, {flat_ids.max()}].")
+    rows = reshape(x, (flat_ids.size,) + tuple(x.shape[ids.ndim:]))
+    counts = np.bincount(flat_ids, minlength=num)
+    longest = max(int(counts.max()) if counts.size else 0, 1)
+    slots = np.full((num, longest), flat_ids.size, np.int64)     # the padding row
+    order = np.argsort(flat_ids, kind="stable")
+    rank_in_segment = np.arange(flat_ids.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    slots[flat_ids[order], rank_in_segment] = order
+    filler = np.full((1,) + tuple(x.shape[ids.ndim:]), _SEGMENT_EMPTY[reduce](x._data.dtype),
+                     x._data.dtype)
+    padded = concat((rows, P._Tensor(filler)), 0)
+    block = index_select(padded, 0, P._Tensor(slots.reshape(-1)))
+    block = reshape(block, (num, longest) + tuple(x.shape[ids.ndim:]))
+    fold = {"sum": reduce_sum, "prod": prod, "max": amax, "min": amin}[reduce]
+    return fold(block, 1)
+
+
+def unsorted_segment_sum(input_x, segment_ids, num_segments):
+    """Sum of the rows of each segment (0 for an empty one)."""
+    return _unsorted_segment("unsorted_segment_sum", "sum", input_x, segment_ids, num_segments)
+
+
+def unsorted_segment_prod(input_x, segment_ids, num_segments):
+    """Product of the rows of each segment (1 for an empty one)."""
+    return _unsorted_segment("unsorted_segment_prod", "prod", input_x, segment_ids,
+                             num_segments)
+
+
+def unsorted_segment_max(x, segment_ids, num_segments):
+    """Maximum of the rows of each segment (the dtype's lowest value for an empty one)."""
+    return _unsorted_segment("unsorted_segment_max", "max", x, segment_ids, num_segments)
+
+
+def unsorted_segment_min(x, segment_ids, num_segments):
+    """Minimum of the rows of each segment (the dtype's highest value for an empty one)."""
+    return _unsorted_segment("unsorted_segment_min", "min", x, segment_ids, num_segments)
+
+
+def tensor_scatter_sub(input_x, indices, updates):
+    """A copy of ``input_x`` with ``updates`` subtracted at the rows of ``indices``."""
+    return _tensor_scatter("tensor_scatter_sub", input_x, indices, M.neg_p(as_tensor(updates)),
+                           True)
 
 
 # --------------------------------------------------------------------------- Tensor methods

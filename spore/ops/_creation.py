@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._core import primitive as P
 from .._prims import array as A
+from .._prims import math as M
 from ._utils import static_int, static_shape
 
 _FLOAT32 = np.dtype(np.float32)
@@ -191,6 +192,53 @@ def eye(n, m=None, dtype=None):
     n = static_int("eye", "n", n)
     m = n if m is None else static_int("eye", "m", m)
     return A.eye_p(n=n, m=m, dtype=_dtype("eye", dtype, _FLOAT32))
+
+
+def logspace(start, end, steps, base=10, *, dtype=None):
+    """``base ** linspace(start, end, steps)`` (Float32 by default)."""
+    exponents = linspace(start, end, steps)
+    base = _number("logspace", "base", base)
+    values = M.pow_p(float(base), exponents)
+    return A.cast_p(values, dtype=_dtype("logspace", dtype, _FLOAT32))
+
+
+def range(start, end, step, maxlen=1000000):  # noqa: A001  (MindSpore's name)
+    """``[start, end)`` in steps of ``step``, in the inputs' common dtype (Python ints give
+    Int64, floats Float32); at most ``maxlen`` values."""
+    kinds = {type(_number("range", "start", v)) for v in (start, end, step)}
+    tensors = [v for v in (start, end, step) if isinstance(v, P._Tensor)]
+    if len({t._data.dtype for t in tensors}) > 1 or len(kinds) > 1:
+        got = tuple(str(t.dtype) if isinstance(t, P._Tensor) else type(t).__name__
+                    for t in (start, end, step))
+        raise TypeError(f"For Range, the dtypes of inputs must be the same, but got {got}.")
+    dtype = tensors[0]._data.dtype if tensors else (_INT64 if kinds == {int} else _FLOAT32)
+    lo, hi, delta = (_number("range", n, v) for n, v in (("start", start), ("end", end),
+                                                           ("step", step)))
+    if delta == 0 or (hi - lo) * delta < 0:
+        raise ValueError(f"For 'range', the 'step' must move from 'start' ({lo}) towards 'end' "
+                         f"({hi}), but got {delta}.")
+    count = int(np.ceil((hi - lo) / delta))
+    if count > maxlen:
+        raise ValueError(f"For 'range', the number of values {count} exceeds 'maxlen' {maxlen}.")
+    return A.arange_p(start=lo, stop=hi, step=delta, dtype=dtype)
+
+
+def _triangle_indices(name, row, col, offset, dtype, lower):
+    row, col = static_int(name, "row", row), static_int(name, "col", col)
+    offset = static_int(name, "offset", offset)
+    pick = np.tril_indices if lower else np.triu_indices
+    return P._Tensor(np.stack(pick(row, offset, col)).astype(_dtype(name, dtype, _INT64)))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None):
+    """The (2, N) row/column indices of the lower triangle of a ``row x col`` matrix
+    (``offset`` diagonals above the main one included); Int64 by default."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None):
+    """The (2, N) row/column indices of the upper triangle from diagonal ``offset``."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, False)
 
 
 from ._utils import public_functions as _public_functions  # noqa: E402

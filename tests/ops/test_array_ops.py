@@ -11,6 +11,7 @@ from hypothesis import given, strategies as st
 
 import spore as ms
 from spore import ops, Tensor
+from spore.ops._array import mirror_pad
 from spore._core import primitive as P
 from tests.helpers.optable import (OpCase, _InferChecker, case_id, make_inputs, run_forward,
                                    run_grad, run_infer)
@@ -324,7 +325,93 @@ PAD = [
            lambda x: _np_pad_torch_order(x, (2, -2, -1, 1), "circular"), (1, 3, 4)),
 ]
 
-ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD
+
+
+def _np_diag_embed(x, offset=0):
+    n = x.shape[-1] + abs(offset)
+    out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
+    for k in range(x.shape[-1]):
+        out[..., k + max(-offset, 0), k + max(offset, 0)] = x[..., k]
+    return out
+
+
+def _np_block_diag(*blocks):
+    blocks = [b.reshape(1, -1) if b.ndim < 2 else b for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)),
+                   blocks[0].dtype)
+    r = c = 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _np_segment(x, ids, num, reduce, empty):
+    out = np.full((num,) + x.shape[1:], empty, x.dtype)
+    for s in range(num):
+        rows = x[ids == s]
+        if len(rows):
+            out[s] = reduce(rows, axis=0)
+    return out
+
+
+def _np_replace(x, src, axis, positions):
+    out = np.moveaxis(x.copy(), axis, 0)
+    out[positions] = np.moveaxis(src, axis, 0)
+    return np.moveaxis(out, 0, axis)
+
+
+SEGMENT_IDS = np.array([0, 2, 0, 3, 1, 2])
+BAND = np.indices((4, 5))
+
+MORE = [
+    OpCase("strided_slice-masks", lambda x: ops.strided_slice(
+        x, (1, 0, 0), (2, 3, 4), (1, 1, -1), begin_mask=0b010, end_mask=0b100,
+        shrink_axis_mask=0b001), lambda x: x[1, :3, 0::-1], (3, 4, 5)),
+    OpCase("strided_slice-ellipsis-new-axis", lambda x: ops.strided_slice(
+        x, (0, 1, 0), (0, 4, 0), (1, 2, 1), ellipsis_mask=0b001, new_axis_mask=0b100),
+        lambda x: x[..., 1:4:2, None], (3, 4, 5)),
+    OpCase("slice", lambda x: ops.slice(x, (1, 0, 2), (2, -1, 3)), lambda x: x[1:3, 0:, 2:5],
+           (3, 4, 5)),
+    OpCase("diag_embed-offset", lambda x: ops.diag_embed(x, 1),
+           lambda x: _np_diag_embed(x, 1), (2, 3)),
+    OpCase("diag_embed-dims", lambda x: ops.diag_embed(x, -2, 0, 2),
+           lambda x: np.moveaxis(_np_diag_embed(x, -2), (1, 2), (0, 2)), (2, 3)),
+    OpCase("diagflat", lambda x: ops.diagflat(x), lambda x: np.diagflat(x), (2, 2)),
+    OpCase("block_diag", lambda a, b, c: ops.block_diag(a, b, c), _np_block_diag,
+           [(2, 3), (3,), ()]),
+    OpCase("select_scatter", lambda x, s: ops.select_scatter(x, s, 1, -1),
+           lambda x, s: _np_replace(x, s[:, None], 1, [3]), [(3, 4), (3,)]),
+    OpCase("slice_scatter-step", lambda x, s: ops.slice_scatter(x, s, 0, 1, None, 2),
+           lambda x, s: _np_replace(x, s, 0, [1, 3]), [(5, 2), (2, 2)]),
+    OpCase("matrix_band_part", lambda x: ops.matrix_band_part(x, 1, 2),
+           lambda x: np.where((BAND[0] - BAND[1] <= 1) & (BAND[1] - BAND[0] <= 2), x, 0),
+           (2, 4, 5)),
+    OpCase("unsorted_segment_sum", lambda x: ops.unsorted_segment_sum(
+        x, Tensor(SEGMENT_IDS), 5), lambda x: _np_segment(x, SEGMENT_IDS, 5, np.sum, 0),
+        (6, 2)),
+    OpCase("unsorted_segment_max", lambda x: ops.unsorted_segment_max(
+        x, Tensor(SEGMENT_IDS), 4), lambda x: _np_segment(x, SEGMENT_IDS, 4, np.max, 0),
+        (6, 2)),
+    OpCase("unsorted_segment_prod", lambda x: ops.unsorted_segment_prod(
+        x, Tensor(SEGMENT_IDS), 5), lambda x: _np_segment(x, SEGMENT_IDS, 5, np.prod, 1),
+        (6, 2)),
+    OpCase("tensor_scatter_sub", lambda x, u: ops.tensor_scatter_sub(
+        x, Tensor(np.array([[1], [1]], np.int32)), u),
+        lambda x, u: x - np.stack([np.zeros_like(u[0]), u.sum(0), np.zeros_like(u[0])]),
+        [(3, 4), (2, 4)]),
+    OpCase("cartesian_prod", lambda a, b: ops.cartesian_prod(a, b),
+           lambda a, b: np.stack([np.repeat(a, len(b)), np.tile(b, len(a))], 1), [(3,), (2,)]),
+    OpCase("dstack", lambda a, b: ops.dstack([a, b]), lambda a, b: np.dstack([a, b]),
+           [(2, 3), (2, 3)]),
+    OpCase("atleast_3d", lambda x: ops.atleast_3d(x), np.atleast_3d, (2, 3)),
+    OpCase("hsplit", lambda x: ops.hsplit(x, [1, 3]), lambda x: tuple(np.hsplit(x, [1, 3])),
+           (2, 5)),
+    OpCase("mirror_pad-symmetric", lambda x: mirror_pad(x, ((2, 1), (0, 3)), "SYMMETRIC"),
+           lambda x: np.pad(x, ((2, 1), (0, 3)), mode="symmetric"), (3, 4)),
+]
+
+ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD + MORE
 
 
 @pytest.mark.parametrize("case", ALL, ids=case_id)
@@ -483,6 +570,31 @@ def test_pad_matches_reference_layout():
     ints = ops.pad(Tensor([[1, 2]]), (1, 1), value=7)
     assert ints.dtype == ms.int64
     np.testing.assert_array_equal(ints.asnumpy(), [[7, 1, 2, 7]])
+
+
+def test_more_array_ops_results_and_errors():
+    # MindSpore 2.10: numel/size/rank are ints, shape a tuple; unique_consecutive's extras and
+    # tril_indices are Int64; an empty max segment holds the dtype's lowest value
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert (ops.numel(x), ops.size(x), ops.rank(x), ops.shape(x)) == (6, 6, 2, (2, 3))
+    out, inverse, counts = ops.unique_consecutive(Tensor(np.array([1, 1, 2, 1])), True, True)
+    assert out.asnumpy().tolist() == [1, 2, 1] and inverse.dtype == ms.int64
+    assert inverse.asnumpy().tolist() == [0, 0, 1, 2] and counts.asnumpy().tolist() == [2, 1, 1]
+    assert ops.tril_indices(3, 3).dtype == ms.int64
+    assert ops.range(1, 5, 2).asnumpy().tolist() == [1, 3]
+    empty = ops.unsorted_segment_max(x, Tensor(np.array([0, 0])), 2).asnumpy()[1]
+    np.testing.assert_array_equal(empty, np.finfo(np.float32).min)
+    np.testing.assert_allclose(ops.logspace(0.0, 2.0, 3).asnumpy(), [1, 10, 100], rtol=1e-6)
+    assert ops.sequence_mask(Tensor(np.array([1, 3])), 4).asnumpy().tolist() == [
+        [True, False, False, False], [True, True, True, False]]
+    with pytest.raises(ValueError, match=r"segment_ids value should be \[0, 2\)"):
+        ops.unsorted_segment_sum(x, Tensor(np.array([0, 2])), 2)
+    with pytest.raises(TypeError, match="dtypes of inputs must be the same"):
+        ops.range(Tensor(1), Tensor(5.0), Tensor(2))
+    with pytest.raises(ValueError, match="'strides' can not contain 0"):
+        ops.strided_slice(x, (0, 0), (1, 1), (1, 0))
+    with pytest.raises(ValueError, match="at least 3 dimensions"):
+        ops.dsplit(x, 2)
 
 
 def test_pad_negative_amounts_in_every_mode():
