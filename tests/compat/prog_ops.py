@@ -233,3 +233,60 @@ def pad_and_resize_ops(ms, seed):
     for name, fn in cases.items():
         out.update(prefixed(name, input_grads(ms, fn, rng, x)))
     return out
+
+
+@program
+def more_array_ops(ms, seed):
+    rng = np.random.default_rng(seed)
+    ops = ms.ops
+    x = ms.Tensor(randn(rng, 3, 4, 5))
+    m = ms.Tensor(randn(rng, 4, 4))
+    v = ms.Tensor(randn(rng, 3))
+    ids = ms.Tensor(np.array([0, 2, 0, 3, 1, 2], np.int32))     # segment 4 stays empty
+    seq = ms.Tensor(np.array([1, 1, 2, 2, 2, 3, 1, 1], np.int32))
+    cases = {
+        "strided_slice": lambda: ops.strided_slice(x, (0, 1, 0), (3, 4, 5), (2, 1, 2)),
+        "strided_slice_masks": lambda: ops.strided_slice(x, (1, 0, 0), (2, 3, 4), (1, 1, -1),
+                                                         begin_mask=0b010, end_mask=0b100,
+                                                         shrink_axis_mask=0b001),
+        "strided_slice_new_axis": lambda: ops.strided_slice(x, (0, 0, 1), (1, 2, 3), (1, 1, 1),
+                                                            new_axis_mask=0b010),
+        "strided_slice_new_axis_last": lambda: ops.strided_slice(x, (1, 1), (2, 3), (1, 1),
+                                                                 new_axis_mask=0b10),
+        "strided_slice_ellipsis": lambda: ops.strided_slice(x, (1, 0, 1), (2, 0, 3), (1, 1, 1),
+                                                            ellipsis_mask=0b010),
+        "slice": lambda: ops.slice(x, (1, 0, 2), (2, -1, 3)),
+        "reverse": lambda: ops.reverse(x, (0, 2)),
+        "vsplit": lambda: ops.vsplit(m, 2), "hsplit": lambda: ops.hsplit(m, [1, 3]),
+        "dsplit": lambda: ops.dsplit(x, [2]),
+        "atleast_1d": lambda: ops.atleast_1d(v[0]), "atleast_2d": lambda: ops.atleast_2d(v),
+        "atleast_3d": lambda: ops.atleast_3d([v[0], v, m]),
+        "dstack": lambda: ops.dstack([m, m * 2]), "row_stack": lambda: ops.row_stack([v, v]),
+        "diag_embed": lambda: ops.diag_embed(x[0], 1), "diagflat": lambda: ops.diagflat(m, -1),
+        "tril_indices": lambda: ops.tril_indices(3, 4, 1),
+        "triu_indices": lambda: ops.triu_indices(4, 3, -1),
+        "cartesian_prod": lambda: ops.cartesian_prod(v, v[:2]),
+        "block_diag": lambda: ops.block_diag(m[:2], v.reshape(1, 3), m[0, 0]),
+        "unique_consecutive": lambda: ops.unique_consecutive(seq, True, True),
+        "sequence_mask": lambda: ops.sequence_mask(ms.Tensor(np.array([1, 3, 0], np.int32)), 4),
+        "logspace": lambda: ops.logspace(0.0, 2.0, 5),
+        "logspace_base2": lambda: ops.logspace(-1.0, 3.0, 4, base=2),
+        "range_int": lambda: ops.range(ms.Tensor(1), ms.Tensor(9), ms.Tensor(3)),
+        "range_float": lambda: ops.range(ms.Tensor(0.5), ms.Tensor(2.0), ms.Tensor(0.5)),
+        "view_as": lambda: ops.view_as(m, ms.Tensor(np.zeros((2, 8), np.float32))),
+        "select_scatter": lambda: ops.select_scatter(m, v[:1].broadcast_to((4,)), 1, 2),
+        "slice_scatter": lambda: ops.slice_scatter(m, ms.Tensor(np.ones((4, 2), np.float32)),
+                                                   1, 1, 4, 2),
+        "matrix_band_part": lambda: ops.matrix_band_part(m, 1, 0),
+        "unsorted_segment_sum": lambda: ops.unsorted_segment_sum(
+            ms.Tensor(randn(rng, 6, 2)), ids, 5),
+        "unsorted_segment_max": lambda: ops.unsorted_segment_max(
+            ms.Tensor(randn(rng, 6, 2)), ids, 5),
+        "unsorted_segment_min": lambda: ops.unsorted_segment_min(
+            ms.Tensor(randn(rng, 6, 2)), ids, 5),
+        "unsorted_segment_prod": lambda: ops.unsorted_segment_prod(
+            ms.Tensor(randn(rng, 6, 2)), ids, 5),
+        "tensor_scatter_sub": lambda: ops.tensor_scatter_sub(
+            m, ms.Tensor(np.array([[1], [1]], np.int32)), ms.Tensor(randn(rng, 2, 4))),
+    }
+    return run_all(cases)
