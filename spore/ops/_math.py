@@ -756,6 +756,32 @@ def cast(input, dtype):
     return cast_p(input, dtype=to_np_dtype(dtype))
 
 
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``)."""
+    from .._prims.reduce import sum_p, normalize_axis
+    x1 = x1 if hasattr(x1, "_data") else cast_p(x1, dtype=np.dtype(np.float32))
+    axis = normalize_axis("cosine_similarity", dim, max(len(x1.shape), len(x2.shape)))
+    dot = sum_p(M.mul_p(x1, x2), axis=axis, keepdims=False)
+    n1 = M.sqrt_p(sum_p(M.mul_p(x1, x1), axis=axis, keepdims=False))
+    n2 = M.sqrt_p(sum_p(M.mul_p(x2, x2), axis=axis, keepdims=False))
+    return M.div_p(dot, M.maximum_p(M.mul_p(n1, n2), eps))
+
+
+def pdist(input, p=2.0):
+    """p-norm distances between every pair of rows (i < j) of an (N, M) tensor: shape
+    ``(N*(N-1)/2,)``."""
+    from .._prims.array import getitem_p
+    from ._linalg import cdist
+    if len(input.shape) != 2:
+        raise ValueError(f"For 'pdist', the 'input' must be 2-D, but got {len(input.shape)}-D.")
+    n = input.shape[0]
+    rows, cols = np.triu_indices(n, k=1)
+    full = cdist(input, input, p)
+    from .._core.primitive import wrap
+    return getitem_p(full, wrap(rows.astype(np.int64)), wrap(cols.astype(np.int64)),
+                     spec=(("tensor", 0), ("tensor", 1)))
+
+
 from ._utils import public_functions as _public_functions  # noqa: E402
 
 __all__ = _public_functions(globals(), __name__)
