@@ -44,7 +44,9 @@ def initial_seed():
 from . import ops as ops                          # noqa: E402
 from . import _tensor_methods                     # noqa: E402,F401  (attaches Tensor methods)
 from . import context as context                  # noqa: E402
-from .ops import grad as grad, value_and_grad as value_and_grad  # noqa: E402
+from .ops import (grad as grad, value_and_grad as value_and_grad,  # noqa: E402
+                  vjp as vjp, jvp as jvp, jacrev as jacrev, jacfwd as jacfwd)
+from ._autodiff.api import get_grad as get_grad  # noqa: E402
 
 float = float32
 double = float64
@@ -68,7 +70,31 @@ def tensor(input_data=None, dtype=None, **kwargs):
 
 
 def is_tensor(obj):
+    """Whether ``obj`` is a Tensor (or Parameter)."""
     return isinstance(obj, Tensor)
+
+
+def from_numpy(array):
+    """A Tensor sharing memory with a NumPy array (no copy, unlike ``Tensor(array)``)."""
+    import numpy as _np
+    return Tensor._from_array(_np.asarray(array))
+
+
+def mutable(input_data, dynamic_len=False):
+    """Marks a value as variable for graph compilation; in PyNative it is returned as is."""
+    return input_data
+
+
+_recursion_limit = 1000
+
+
+def set_recursion_limit(recursion_limit=1000):
+    """Graph-compilation recursion limit (stored; PyNative does not recurse)."""
+    global _recursion_limit
+    if not isinstance(recursion_limit, int) or recursion_limit <= 0:
+        raise ValueError(f"For 'set_recursion_limit', the 'recursion_limit' must be a positive "
+                         f"int, but got {recursion_limit}.")
+    _recursion_limit = recursion_limit
 
 
 from . import common as common                    # noqa: E402

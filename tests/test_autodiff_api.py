@@ -340,3 +340,14 @@ def test_cell_bprop_must_return_one_gradient_per_input():
             return (dout,)
     with pytest.raises(ValueError, match="number of returned gradients"):
         ops.grad(Bad())(Tensor([1.0]), Tensor([2.0]))
+
+
+def test_top_level_transforms_and_get_grad(setup):
+    s = setup
+    assert (ms.vjp, ms.jvp, ms.jacrev, ms.jacfwd) == (ops.vjp, ops.jvp, ops.jacrev, ops.jacfwd)
+    res = ops.grad(s["f"], (0, 1), s["W"], return_ids=True)(s["x"], s["y"])
+    assert structure(ms.get_grad(res, 1)) == DY
+    assert structure(ms.get_grad(res, s["w"])) == DW
+    assert structure(ms.get_grad(res, "b")) == DB
+    with pytest.raises(RuntimeError, match="Can not find the gradient"):
+        ms.get_grad(res, 7)

@@ -192,3 +192,14 @@ def test_parameter_tuple_clone():
 
 def test_nn_parameter_is_parameter():
     assert ms.nn.Parameter is Parameter
+
+
+def test_from_numpy_shares_memory_and_misc_top_level():
+    a = np.zeros(3, np.float32)
+    t = ms.from_numpy(a)
+    a[0] = 5
+    assert t.tolist()[0] == 5.0
+    assert ms.mutable(t) is t and ms.is_tensor(t) and not ms.is_tensor(a)
+    ms.set_recursion_limit(50)
+    with pytest.raises(ValueError):
+        ms.set_recursion_limit(0)

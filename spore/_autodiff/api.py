@@ -17,7 +17,8 @@ from .._prims.special import identity_p
 from . import tape as T
 from .backward import backward
 
-__all__ = ["grad", "value_and_grad", "GradOperation", "vjp", "jvp", "jacrev", "jacfwd"]
+__all__ = ["grad", "value_and_grad", "GradOperation", "vjp", "jvp", "jacrev", "jacfwd",
+           "get_grad"]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -490,3 +491,29 @@ def jacfwd(fn, grad_position=0, has_aux=False):
             return res, aux
         return res
     return jac_fn
+
+
+def get_grad(gradients, identifier):
+    """Pick one gradient out of a ``return_ids=True`` result by its position (int) or its
+    Parameter (or parameter name)."""
+    key = identifier.name if hasattr(identifier, "name") and not isinstance(identifier, int) \
+        else identifier
+    found = _find_grad(gradients, key)
+    if found is _MISSING:
+        raise RuntimeError(f"Can not find the gradient for identifier {key!r} in the given "
+                           "gradients; they must come from grad(..., return_ids=True).")
+    return found
+
+
+_MISSING = object()
+
+
+def _find_grad(tree, key):
+    if isinstance(tree, tuple):
+        if len(tree) == 2 and isinstance(tree[0], (int, str)) and _is_tensor(tree[1]):
+            return tree[1] if tree[0] == key and type(tree[0]) is type(key) else _MISSING
+        for item in tree:
+            found = _find_grad(item, key)
+            if found is not _MISSING:
+                return found
+    return _MISSING

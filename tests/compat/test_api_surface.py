@@ -37,8 +37,6 @@ def test_ops_name(name):
     assert callable(getattr(ms.ops, name))
 
 
-@pytest.mark.xfail(strict=True, reason="ms.vjp/jvp/jacrev/jacfwd are not exported at the top "
-                                       "level (they are in ms.ops)")
 def test_top_level_autodiff_transforms():
     for name in PENDING_TOP_LEVEL:
         assert getattr(ms, name) is getattr(ms.ops, name)
