@@ -167,3 +167,43 @@ def test_vision_in_a_pipeline_with_workers():
     expected = np.stack([ops[2](ops[1](ops[0](im))) for im in images])
     np.testing.assert_allclose(np.concatenate(batches), expected)
     assert batches[0].shape == (3, 3, 4, 4)
+
+
+# ------------------------------------------------------------------ pixel-value transforms
+# (values against MindSpore 2.10: tests/compat, program vision_adjust)
+def test_color_transforms_on_a_known_pixel():
+    img = np.array([[[217, 163, 130], [69, 78, 10]]], np.uint8)
+    assert vision.Invert()(img).tolist() == [[[38, 92, 125], [186, 177, 245]]]
+    assert vision.Posterize(3)(img).tolist() == [[[192, 160, 128], [64, 64, 0]]]
+    assert vision.Solarize(100)(img).tolist() == [[[38, 92, 125], [69, 78, 10]]]
+    # 195 * 1.3 = 253.5 exactly, but OpenCV's float32 factor gives 253.49999 -> 253
+    assert vision.AdjustBrightness(1.3)(np.full((1, 1, 3), 195, np.uint8)).ravel()[0] == 253
+    gray = vision.ConvertColor(vision.ConvertMode.COLOR_RGB2GRAY)(img)
+    assert gray.shape == (1, 2) and gray.tolist() == [[175, 68]]
+
+
+def test_layout_transforms():
+    img = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
+    padded = vision.PadToSize((4, 5), offset=(1, 0), fill_value=9)(img)
+    assert padded.shape == (4, 5, 3) and padded[0].max() == 9 and (padded[1:3, :3] == img).all()
+    assert vision.ResizedCrop(0, 1, 2, 2, 3)(img).shape == (3, 3, 3)   # an int: both sides
+    erased = vision.Erase(0, 1, 1, 2, value=(1, 2, 3))(img)
+    assert erased[0, 1:].tolist() == [[1, 2, 3], [1, 2, 3]] and img[0, 1, 0] == 3
+    chw = vision.NormalizePad([0.0], [1.0], dtype="float16", is_hwc=False)(img[..., 0])
+    assert chw.dtype == np.float16 and chw.shape == (2, 2, 3)   # (C+1, H, W)
+    assert vision.get_image_size(img) == [2, 3] and vision.get_image_num_channels(img) == 3
+
+
+def test_pixel_transform_errors():
+    with pytest.raises(ValueError, match="'bits' must be an int in"):
+        vision.Posterize(9)
+    with pytest.raises(ValueError, match="'threshold'"):
+        vision.Solarize((200, 100))
+    with pytest.raises(ValueError, match="non-negative"):
+        vision.AdjustContrast(-1)
+    with pytest.raises(ValueError, match=r"RGB image of shape <H, W, 3>"):
+        vision.AdjustSaturation(0.5)(np.zeros((2, 2), np.uint8))
+    with pytest.raises(ValueError, match="needs an image of 4 channels"):
+        vision.ConvertColor(vision.ConvertMode.COLOR_RGBA2GRAY)(np.zeros((2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match="does not fit"):
+        vision.PadToSize((2, 2))(np.zeros((3, 3), np.uint8))

@@ -1,10 +1,17 @@
 """Vision transforms (``mindspore.dataset.vision``) on NumPy HWC images."""
 from . import transforms as transforms
 from .transforms import (Border as Border, CenterCrop as CenterCrop, Crop as Crop,
-                         Decode as Decode, HorizontalFlip as HorizontalFlip, HWC2CHW as HWC2CHW,
-                         Inter as Inter, Normalize as Normalize, Pad as Pad,
+                         Decode as Decode, Erase as Erase, HorizontalFlip as HorizontalFlip,
+                         HWC2CHW as HWC2CHW, Inter as Inter, Normalize as Normalize,
+                         NormalizePad as NormalizePad, Pad as Pad, PadToSize as PadToSize,
                          RandomCrop as RandomCrop, RandomHorizontalFlip as RandomHorizontalFlip,
                          RandomResizedCrop as RandomResizedCrop,
                          RandomVerticalFlip as RandomVerticalFlip, Rescale as Rescale,
-                         Resize as Resize, ToTensor as ToTensor, ToType as ToType,
-                         VerticalFlip as VerticalFlip)
+                         Resize as Resize, ResizedCrop as ResizedCrop, ToNumpy as ToNumpy,
+                         ToTensor as ToTensor, ToType as ToType, VerticalFlip as VerticalFlip,
+                         get_image_num_channels as get_image_num_channels,
+                         get_image_size as get_image_size)
+from .color import (AdjustBrightness as AdjustBrightness, AdjustContrast as AdjustContrast,
+                    AdjustSaturation as AdjustSaturation, ConvertColor as ConvertColor,
+                    ConvertMode as ConvertMode, Invert as Invert, Posterize as Posterize,
+                    Solarize as Solarize)

@@ -289,6 +289,73 @@ class Pad(_ImageOperation):
         return _pad_image(img, *self.padding, self.fill_value, self.padding_mode)
 
 
+class PadToSize(_ImageOperation):
+    """Pad to ``size`` (h, w; an int for both) with the image placed at ``offset``
+    (top, left; centred when None)."""
+
+    def __init__(self, size, offset=None, fill_value=0, padding_mode=Border.CONSTANT):
+        self.size = _size_pair("PadToSize", size)
+        if offset is not None:
+            offset = (offset, offset) if isinstance(offset, numbers.Integral) else tuple(offset)
+            if len(offset) != 2 or not all(isinstance(v, numbers.Integral) and v >= 0
+                                           for v in offset):
+                raise ValueError(f"For 'PadToSize', 'offset' must be a non-negative int or a "
+                                 f"(top, left) pair, but got {offset!r}.")
+        self.offset = offset
+        self.fill_value = _fill("PadToSize", fill_value)
+        self.padding_mode = Border(padding_mode)
+
+    def _image(self, img, rand):
+        (h, w), (ih, iw) = self.size, _hw(img)
+        top, left = self.offset if self.offset is not None else ((h - ih) // 2, (w - iw) // 2)
+        if top < 0 or left < 0 or top + ih > h or left + iw > w:
+            raise self._error(f"the image of shape {img.shape} at offset ({top}, {left}) does "
+                              f"not fit in the target size {self.size}.")
+        return _pad_image(img, top, h - ih - top, left, w - iw - left, self.fill_value,
+                          self.padding_mode)
+
+
+class ResizedCrop(_ImageOperation):
+    """Crop the (top, left, height, width) region, then Resize it to ``size``."""
+
+    def __init__(self, top, left, height, width, size, interpolation=Inter.BILINEAR):
+        for arg, v in (("top", top), ("left", left)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+                raise ValueError(f"For 'ResizedCrop', '{arg}' must be a non-negative int, but "
+                                 f"got {v!r}.")
+        self.top, self.left = int(top), int(left)
+        self.height, self.width = _size_pair("ResizedCrop", (height, width))
+        # unlike Resize, one int is the size of both sides
+        self.resize = Resize(_size_pair("ResizedCrop", size), interpolation)
+
+    def _image(self, img, rand):
+        if self.top + self.height > img.shape[0] or self.left + self.width > img.shape[1]:
+            raise self._error(f"the crop ({self.top}, {self.left}, {self.height}, "
+                              f"{self.width}) exceeds the image of shape {img.shape}.")
+        return self.resize._apply(_crop(img, self.top, self.left, self.height, self.width),
+                                  rand)
+
+
+class Erase(_ImageOperation):
+    """Fill the (top, left, height, width) region with ``value`` (one number or one per
+    channel)."""
+
+    def __init__(self, top, left, height, width, value=0.0, inplace=False):
+        for arg, v in (("top", top), ("left", left), ("height", height), ("width", width)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+                raise ValueError(f"For 'Erase', '{arg}' must be a non-negative int, but got "
+                                 f"{v!r}.")
+        self.region = (int(top), int(left), int(height), int(width))
+        self.value = value
+        self.inplace = inplace
+
+    def _image(self, img, rand):
+        top, left, h, w = self.region
+        out = img if self.inplace else img.copy()
+        out[top:top + h, left:left + w] = self.value
+        return out
+
+
 class HorizontalFlip(_ImageOperation):
     def _image(self, img, rand):
         return np.ascontiguousarray(img[:, ::-1])
@@ -399,6 +466,51 @@ class ToType(UnaryOperation):
 
     def _apply(self, array, rand):
         return array.astype(self.data_type)
+
+
+class NormalizePad(Normalize):
+    """Normalize, then append a channel of zeros (HWC: last, CHW: first axis) in
+    ``dtype`` ('float32' or 'float16')."""
+
+    def __init__(self, mean, std, dtype="float32", is_hwc=True):
+        super().__init__(mean, std, is_hwc)
+        if dtype not in ("float32", "float16"):
+            raise ValueError(f"For 'NormalizePad', 'dtype' must be 'float32' or 'float16', but "
+                             f"got {dtype!r}.")
+        self.dtype = np.dtype(dtype)
+
+    def _image(self, img, rand):
+        out = super()._image(img, rand)
+        if out.ndim == 2:    # one channel, placed where the layout keeps channels
+            out = out[..., None] if self.is_hwc else out[None]
+        axis = -1 if self.is_hwc else 0
+        zeros = np.zeros_like(np.take(out, [0], axis=axis))
+        return np.concatenate([out, zeros], axis=axis).astype(self.dtype)
+
+
+class ToNumpy(UnaryOperation):
+    """The input as a NumPy array (a PIL image or Tensor is converted when called)."""
+
+    def _apply(self, array, rand):
+        return np.asarray(array)
+
+
+def get_image_size(image):
+    """``[height, width]`` of an <H, W> or <H, W, C> image."""
+    img = np.asarray(image)
+    if img.ndim not in (2, 3):
+        raise ValueError(f"For 'get_image_size', the image must have 2 or 3 dimensions, but "
+                         f"got shape {img.shape}.")
+    return [int(img.shape[0]), int(img.shape[1])]
+
+
+def get_image_num_channels(image):
+    """The channel count of an <H, W> (1) or <H, W, C> image."""
+    img = np.asarray(image)
+    if img.ndim not in (2, 3):
+        raise ValueError(f"For 'get_image_num_channels', the image must have 2 or 3 "
+                         f"dimensions, but got shape {img.shape}.")
+    return 1 if img.ndim == 2 else int(img.shape[2])
 
 
 # ------------------------------------------------------------------ decoding
