@@ -166,3 +166,44 @@ def dataset_readers(ms, seed):
         folder = ds.ImageFolderDataset(str(root / "folder"), shuffle=False, decode=True)
         out.update(collect(folder, "image_folder/"))
     return out
+
+
+@program
+def vision_adjust(ms, seed):
+    """Pixel and layout transforms called eagerly on a uint8 and a float image."""
+    rng = np.random.default_rng(seed)
+    vision = ms.dataset.vision
+    img = rng.integers(0, 256, (6, 7, 3)).astype(np.uint8)
+    flt = img.astype(np.float32) / 255
+    rgba = np.concatenate([img, img[..., :1]], axis=-1)
+    cases = {
+        "invert": (vision.Invert(), img), "invert_float": (vision.Invert(), flt),
+        "posterize": (vision.Posterize(3), img), "solarize": (vision.Solarize(100), img),
+        "solarize_range": (vision.Solarize((50, 150)), img),
+        "solarize_float": (vision.Solarize(0.5), flt),
+        "brightness": (vision.AdjustBrightness(1.3), img),
+        "brightness_float": (vision.AdjustBrightness(1.3), flt),
+        "contrast": (vision.AdjustContrast(0.7), img),
+        "contrast_float": (vision.AdjustContrast(0.7), flt),
+        "saturation": (vision.AdjustSaturation(1.5), img),
+        "saturation_float": (vision.AdjustSaturation(0.4), flt),
+        "rgb2gray": (vision.ConvertColor(vision.ConvertMode.COLOR_RGB2GRAY), img),
+        "bgr2gray": (vision.ConvertColor(vision.ConvertMode.COLOR_BGR2GRAY), img),
+        "rgb2bgr": (vision.ConvertColor(vision.ConvertMode.COLOR_RGB2BGR), img),
+        "rgb2rgba": (vision.ConvertColor(vision.ConvertMode.COLOR_RGB2RGBA), img),
+        "rgba2gray": (vision.ConvertColor(vision.ConvertMode.COLOR_RGBA2GRAY), rgba),
+        "rgba2bgr": (vision.ConvertColor(vision.ConvertMode.COLOR_RGBA2BGR), rgba),
+        "erase": (vision.Erase(1, 2, 3, 2, value=(10, 20, 30)), img),
+        "erase_float": (vision.Erase(0, 1, 2, 5), flt),
+        "pad_to_size": (vision.PadToSize((8, 10), offset=(1, 2), fill_value=5), img),
+        "pad_to_size_center_reflect": (vision.PadToSize(9, padding_mode=vision.Border.REFLECT),
+                                       img),
+        "normalize_pad": (vision.NormalizePad((100.0, 110.0, 120.0), (50.0, 60.0, 70.0)), img),
+        "resized_crop": (vision.ResizedCrop(1, 1, 5, 6, (3, 4)), img),
+        "resized_crop_nearest": (vision.ResizedCrop(0, 2, 5, 3, 4, vision.Inter.NEAREST), img),
+        "to_numpy": (vision.ToNumpy(), img),
+    }
+    out = {name: np.asarray(op(image)) for name, (op, image) in cases.items()}
+    out["image_size"] = np.array(vision.get_image_size(img))
+    out["num_channels"] = np.array(vision.get_image_num_channels(img))
+    return out

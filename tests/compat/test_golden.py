@@ -37,7 +37,6 @@ PENDING = {
 # Whole programs that cannot run on Spore yet (ops that MindSpore 2.10 has and Spore lacks).
 PENDING_PROGRAMS = {
     "special_functions": "ops.erfinv, ops.lgamma and ops.digamma are missing",
-    "distance_ops": "ops.cosine_similarity and ops.pdist are missing",
     "lp_pool_clip_margin": "ops.lp_pool1d, ops.lp_pool2d, ops.clip_by_norm and "
                            "ops.multi_margin_loss are missing (the nn cells LPPool1d/2d, "
                            "ClipByNorm and MultiMarginLoss wait on them)",
@@ -56,6 +55,10 @@ MINDSPORE_WRONG = {
         "strided_slice with a new axis before sliced dimensions returns values from the wrong "
         "positions (and zeros) on MindSpore's CPU build "
         "(see test_strided_slice_follows_numpy_indexing)",
+    ("vision_adjust", r"normalize_pad"):
+        "NormalizePad writes the 3-channel result contiguously into the 4-channel output "
+        "(pixels shifted, zeros at the end) on MindSpore's CPU build "
+        "(see test_normalize_pad_appends_zeros)",
     ("tensor_methods", r"in_place/.*"):
         "t.add_(2) / t.mul_(2) return the result but leave t unchanged on MindSpore's CPU build "
         "(see test_in_place_methods_write_in_place)",
@@ -161,3 +164,13 @@ def test_strided_slice_follows_numpy_indexing():
     x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
     got = ms.ops.strided_slice(ms.Tensor(x), (0, 0, 1), (1, 2, 3), (1, 1, 1), new_axis_mask=0b010)
     np.testing.assert_array_equal(got.asnumpy(), x[0:1, None, 1:3])
+
+
+def test_normalize_pad_appends_zeros():
+    img = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    mean, std = (10.0, 11.0, 12.0), (2.0, 3.0, 4.0)
+    got = ms.dataset.vision.NormalizePad(mean, std)(img)
+    want = (img - np.array(mean, np.float32)) / np.array(std, np.float32)
+    np.testing.assert_allclose(got[..., :3], want, rtol=1e-6)
+    np.testing.assert_array_equal(got[..., 3], 0)
+    assert got.dtype == np.float32
