@@ -91,7 +91,8 @@ _recursion_limit = 1000
 def set_recursion_limit(recursion_limit=1000):
     """Graph-compilation recursion limit (stored; PyNative does not recurse)."""
     global _recursion_limit
-    if not isinstance(recursion_limit, int) or recursion_limit <= 0:
+    import builtins     # `int` here is ms.int (int32): this module shadows the builtins
+    if not isinstance(recursion_limit, builtins.int) or recursion_limit <= 0:
         raise ValueError(f"For 'set_recursion_limit', the 'recursion_limit' must be a positive "
                          f"int, but got {recursion_limit}.")
     _recursion_limit = recursion_limit
