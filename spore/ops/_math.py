@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .._prims import math as M
+from .._prims import specfun as _S
 from .._prims.array import cast_p
 from .._prims.special import identity_p
 from ._utils import to_np_dtype
@@ -754,6 +755,51 @@ def threshold(input, thr, value):
 def cast(input, dtype):
     """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name)."""
     return cast_p(input, dtype=to_np_dtype(dtype))
+
+
+def lgamma(input):
+    """``log(|Gamma(x)|)``."""
+    return _S.lgamma_p(input)
+
+
+def digamma(input):
+    """``d/dx lgamma(x)``."""
+    return _S.digamma_p(input)
+
+
+def polygamma(n, input):
+    """The ``n``-th derivative of digamma (``n`` an int or 0-d integer tensor)."""
+    from ._utils import static_int
+    order = static_int("polygamma", "n", n)
+    if order < 0:
+        raise ValueError(f"For 'polygamma', 'n' must be non-negative, but got {order}.")
+    if order == 0:
+        return _S.digamma_p(input)
+    return _S.polygamma_p(input, n=order)
+
+
+def erfinv(input):
+    """The inverse error function on (-1, 1)."""
+    return _S.erfinv_p(input)
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """Scale ``x`` (a tensor or a tuple/list of tensors, clipped jointly) so its total
+    ``norm_type``-norm is at most ``max_norm``: ``x * min(1, max_norm / (norm + 1e-6))``."""
+    from ._reduce import vector_norm
+    tensors = list(x) if isinstance(x, (tuple, list)) else [x]
+    norms = [vector_norm(t, norm_type) for t in tensors]
+    if len(norms) == 1:
+        total = norms[0]
+    else:
+        from ._array import stack
+        total = vector_norm(stack(norms), norm_type)
+    if error_if_nonfinite and not bool(M.isfinite_p(total).item()):
+        raise RuntimeError(f"For 'clip_by_norm', the total norm of order {norm_type} is "
+                           "non-finite, so it cannot be clipped.")
+    scale = M.minimum_p(M.div_p(max_norm, M.add_p(total, 1e-6)), 1.0)
+    clipped = [M.mul_p(t, cast_p(scale, dtype=t._data.dtype)) for t in tensors]
+    return type(x)(clipped) if isinstance(x, (tuple, list)) else clipped[0]
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
