@@ -36,7 +36,6 @@ PENDING = {
 
 # Whole programs that cannot run on Spore yet (ops that MindSpore 2.10 has and Spore lacks).
 PENDING_PROGRAMS = {
-    "special_functions": "ops.erfinv, ops.lgamma and ops.digamma are missing",
     "lp_pool_clip_margin": "ops.lp_pool1d, ops.lp_pool2d, ops.clip_by_norm and "
                            "ops.multi_margin_loss are missing (the nn cells LPPool1d/2d, "
                            "ClipByNorm and MultiMarginLoss wait on them)",
