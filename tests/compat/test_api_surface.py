@@ -23,8 +23,8 @@ OPS_NAMES = (
     "triu_indices",
 )
 # MindSpore exports its functional autodiff transforms at the top level as well
-# (ms.vjp is ms.ops.vjp); spore/__init__.py (the lead's) exports only grad/value_and_grad.
-PENDING_TOP_LEVEL = ("vjp", "jvp", "jacrev", "jacfwd")
+# (ms.vjp is ms.ops.vjp)
+TOP_LEVEL_AUTODIFF = ("vjp", "jvp", "jacrev", "jacfwd")
 
 
 @pytest.mark.parametrize("name", NN_NAMES)
@@ -38,5 +38,5 @@ def test_ops_name(name):
 
 
 def test_top_level_autodiff_transforms():
-    for name in PENDING_TOP_LEVEL:
+    for name in TOP_LEVEL_AUTODIFF:
         assert getattr(ms, name) is getattr(ms.ops, name)
