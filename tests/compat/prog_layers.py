@@ -403,7 +403,7 @@ def lp_pool_clip_margin(ms, seed):
     out = prefixed("lp_pool2d", input_grads(ms, nn.LPPool2d(2, 2), rng, randn(rng, 2, 3, 4, 6)))
     out.update(prefixed("lp_pool1d", input_grads(ms, nn.LPPool1d(3, 3, stride=2), rng,
                                                  randn(rng, 2, 3, 9))))
-    clip = nn.ClipByNorm(axis=1)
+    clip = nn.ClipByNorm()     # with an axis, MindSpore 2.10's CPU kernel is wrong (test_layers)
     out.update(prefixed("clip_by_norm", input_grads(
         ms, lambda x: clip(x, ms.Tensor(np.float32(1.5))), rng, randn(rng, 3, 4))))
     labels = ms.Tensor(np.array([0, 3, 1, 1, 2], np.int64))

@@ -25,21 +25,9 @@ PROGRAM_TOLERANCES = {"amp_levels": (5e-3, 5e-3), "optimizer_groups": (2e-4, 1e-
 STAT_TOLERANCES = {"std": (0.08, 0.0), "mean_over_std": (0.0, 0.1), "kurtosis": (0.0, 0.25),
                    "max_abs": (0.1, 0.0)}
 
-# Results that still differ from MindSpore 2.10 in code other engineers own: the golden
-# comparison leaves them out, and each is an xfail(strict) test below until it is fixed.
-PENDING = {
-    "softmax_cross_entropy_label_gradient": (
-        "classification_losses", r"softmax_ce_dense_\w+/dinput1",
-        "SoftmaxCrossEntropyWithLogits (dense labels) passes a gradient to the labels; "
-        "MindSpore's bprop returns zeros for them"),
-}
-
-# Whole programs that cannot run on Spore yet (ops that MindSpore 2.10 has and Spore lacks).
-PENDING_PROGRAMS = {
-    "lp_pool_clip_margin": "ops.lp_pool1d, ops.lp_pool2d and ops.multi_margin_loss are "
-                           "missing (the nn cells LPPool1d/2d and MultiMarginLoss wait on "
-                           "them), and nn.ClipByNorm",
-}
+# Whole programs that cannot run on Spore yet (ops that MindSpore 2.10 has and Spore lacks),
+# each an xfail(strict) test until it can: name -> reason.
+PENDING_PROGRAMS = {}
 
 # Results where MindSpore 2.10 itself is wrong on CPU; Spore follows the maths instead, and the
 # named test checks it against an independent reference.
@@ -88,15 +76,14 @@ def mismatches(got, want, tolerance=(RTOL, ATOL)):
         elif a.dtype != b.dtype:
             problems.append(f"{key}: dtype {a.dtype} != {b.dtype}")
         elif not np.allclose(a, b, *(STAT_TOLERANCES[key.rsplit("/", 1)[1]]
-                                     if key.startswith("stat:") else tolerance)):
-            err = np.max(np.abs(a.astype(np.float64) - b))
+                                     if key.startswith("stat:") else tolerance), equal_nan=True):
+            err = np.nanmax(np.abs(a.astype(np.float64) - b))
             problems.append(f"{key}: max abs error {err:.3g}")
     return problems
 
 
 def excluded(program):
-    patterns = [p for prog, p, _ in PENDING.values() if prog == program]
-    patterns += [p for prog, p in MINDSPORE_WRONG if prog == program]
+    patterns = [p for prog, p in MINDSPORE_WRONG if prog == program]
     return lambda key: any(re.fullmatch(p, key) for p in patterns)
 
 
@@ -112,19 +99,6 @@ def test_program_matches_mindspore(name):
     got = select(run_program(name), lambda key: not skip(key))
     want = select(load_golden(name), lambda key: not skip(key))
     problems = mismatches(got, want, PROGRAM_TOLERANCES.get(name, (RTOL, ATOL)))
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=reason))
-    for case, (_, _, reason) in PENDING.items()])
-def test_pending_divergence(case):
-    program, pattern, _ = PENDING[case]
-    keep = functools.partial(re.fullmatch, pattern)
-    want = select(load_golden(program), keep)
-    assert want, f"{pattern} names no result of {program}"
-    problems = mismatches(select(run_program(program), keep), want,
-                          PROGRAM_TOLERANCES.get(program, (RTOL, ATOL)))
     assert not problems, "\n".join(problems)
 
 

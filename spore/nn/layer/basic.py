@@ -14,7 +14,7 @@ from ..cell import Cell
 from . import _checks as C
 from .activation import get_activation
 
-__all__ = ["Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
+__all__ = ["ClipByNorm", "Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
            "Dropout1d", "Dropout2d", "Upsample", "PixelShuffle", "PixelUnshuffle",
            "ChannelShuffle"]
 
@@ -363,3 +363,23 @@ class ChannelShuffle(Cell):
                              f"by groups {self.groups}.")
         grouped = ops.reshape(x, (n, self.groups, c // self.groups, -1))
         return ops.reshape(ops.transpose(grouped, (0, 2, 1, 3)), x.shape)
+
+
+class ClipByNorm(Cell):
+    """Rescale ``x`` so its L2 norm over ``axis`` is at most ``clip_norm``:
+    ``x * clip_norm / max(norm(x, axis), clip_norm)``.
+
+    MindSpore 2.10's CPU build misplaces the per-row norms when ``axis`` is given; Spore
+    follows the documented formula.
+
+    Args:
+        axis (int, tuple): the axes of the norm. Default ``None`` (all).
+    """
+
+    def __init__(self, axis=None):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x, clip_norm):
+        norm = ops.sqrt(ops.sum(ops.square(x), self.axis, True))
+        return x * clip_norm / ops.maximum(norm, clip_norm)

@@ -11,7 +11,7 @@ from ... import _context
 from ... import ops
 from ..cell import Cell
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+__all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
@@ -258,3 +258,31 @@ class AdaptiveMaxPool1d(Cell):
 
     def construct(self, x):
         return ops.adaptive_max_pool1d(x, self.output_size)
+
+
+class LPPool2d(Cell):
+    """Power-average pooling: ``(sum over the window of x**p) ** (1/p)`` on (N, C, H, W).
+
+    Args:
+        norm_type (float): ``p``.
+        kernel_size (int, tuple): window size.
+        stride (int, tuple): Default ``None`` (= ``kernel_size``).
+        ceil_mode (bool): Default ``False``.
+    """
+
+    _op = "lp_pool2d"
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def construct(self, x):
+        return getattr(ops, self._op)(x, self.norm_type, self.kernel_size, self.stride,
+                                      self.ceil_mode)
+
+
+class LPPool1d(LPPool2d):
+    """Power-average pooling on (N, C, L) inputs (see :class:`LPPool2d`)."""
+
+    _op = "lp_pool1d"

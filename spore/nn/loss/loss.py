@@ -251,6 +251,8 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         elif labels.dtype != logits.dtype:
             raise TypeError("For primitive[SoftmaxCrossEntropyWithLogits], the input type must "
                             "be same.")
+        else:
+            labels = ops.stop_gradient(labels)     # MindSpore's bprop gives labels no gradient
         per_sample = -ops.sum(labels * ops.log_softmax(logits, -1), -1)
         return self.get_loss(per_sample)
 

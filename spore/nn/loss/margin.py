@@ -7,7 +7,7 @@ from ..._tensor import Tensor
 from .loss import LossBase, _check_tensor
 
 __all__ = ["MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
-           "MultiLabelSoftMarginLoss"]
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss"]
 
 
 class MarginRankingLoss(LossBase):
@@ -109,3 +109,25 @@ class MultiLabelSoftMarginLoss(LossBase):
 
     def construct(self, x, target):
         return ops.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+
+
+class MultiMarginLoss(LossBase):
+    """Multi-class hinge loss: mean over classes j != y of max(0, margin − x[y] + x[j]) ** p,
+    optionally weighted per class, reduced.
+
+    Args:
+        p (int): 1 or 2. Default ``1``.
+        margin (float): Default ``1.0``.
+        reduction (str): Default ``'mean'``.
+        weight (Tensor): per-class weights. Default ``None``.
+    """
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(reduction)
+        if p not in (1, 2):
+            raise ValueError(f"For 'MultiMarginLoss', 'p' must be 1 or 2, but got {p}.")
+        self.p, self.margin, self.weight = p, margin, weight
+
+    def construct(self, x, target, weight=None):
+        w = weight if weight is not None else self.weight
+        return ops.multi_margin_loss(x, target, self.p, self.margin, w, self.reduction)
