@@ -28,6 +28,21 @@ def _reset_context():
     _context.reset_for_tests()
 
 
+@pytest.fixture(autouse=True)
+def _restore_random_state():
+    """Tests that call set_seed must not change what later tests draw."""
+    import numpy as np
+    from spore import _random
+    from spore.dataset import config as ds_config
+    saved = (_random._global_seed, _random.get_state(), np.random.get_state(),
+             ds_config._seed, ds_config._seed_set)
+    yield
+    _random._global_seed = saved[0]
+    _random.set_state(saved[1])
+    np.random.set_state(saved[2])
+    ds_config._seed, ds_config._seed_set = saved[3], saved[4]
+
+
 @pytest.fixture
 def shared_dir():
     if not (SHARED / "seed_programs").is_dir():
