@@ -138,7 +138,24 @@ COMPOSITES = [
            [lambda r: np.array([np.inf, -np.inf, 1.0])], grad=False),
 ]
 
-ALL = UNARY + BINARY + COMPOSITES
+
+
+def _assigned(x, y):
+    """An in-place copy inside a differentiated function (the tape's AssignValue)."""
+    z = x * 1.0
+    z.copy_(y)
+    return z * x
+
+
+PLUMBING = [
+    OpCase("nan_to_num-finite", ops.nan_to_num, np.nan_to_num, (3, 4), id="nan_to_num-finite"),
+    OpCase("identity", ops.identity, np.copy, (3, 4)),
+    OpCase("depend", ops.depend, lambda x, y: x, [(3,), (3,)], grad_argnums=[0]),
+    OpCase("copy_-under-grad", _assigned, lambda x, y: y * x, [(3, 4), (3, 4)],
+           id="copy_-under-grad"),
+]
+
+ALL = UNARY + BINARY + COMPOSITES + PLUMBING
 
 
 @pytest.mark.parametrize("case", ALL, ids=case_id)
