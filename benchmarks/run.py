@@ -3,6 +3,7 @@
 usage: python benchmarks/run.py [--workloads W0,W1a,...] [--torch-python PATH]
            [--jax-python PATH] [--ms-python PATH] [--anchor-dir DIR] [--out DIR]
            [--quick] [--device CPU|GPU] [--systems spore,numpy,torch,jax,mindspore]
+           [--modes pynative,eager,...]
 
 Every measurement runs in a fresh process, one after another, with threads
 pinned to 2. Spore is measured by ``bench_spore.py``; NumPy, PyTorch, JAX and
@@ -55,6 +56,8 @@ def parse(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--systems", default="spore,numpy,torch,jax,mindspore")
+    p.add_argument("--modes", default=None,
+                   help="only these modes, e.g. pynative,eager (default: every mode)")
     p.add_argument("--torch-python", help="python with torch (CPU) for the PyTorch columns")
     p.add_argument("--jax-python", help="python with jax (defaults to --torch-python)")
     p.add_argument("--ms-python", help="python with mindspore 2.10 and numpy<2")
@@ -88,6 +91,7 @@ def main(argv=None):
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / "results.jsonl"
     systems = set(args.systems.split(","))
+    modes = set(args.modes.split(",")) if args.modes else None
     anchor = pathlib.Path(args.anchor_dir)
     env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2",
                SPORE_BENCH_DEVICE=args.device)
@@ -97,7 +101,8 @@ def main(argv=None):
     with open(results, "w") as f:
         for wl in args.workloads.split(","):
             for system, mode, script, py_opt in PLAN:
-                if system not in systems or not applies(wl, system, mode):
+                if system not in systems or not applies(wl, system, mode) \
+                        or (modes is not None and mode not in modes):
                     continue
                 if system == "spore":
                     cmd = [sys.executable, str(HERE / "bench_spore.py"), wl, mode]

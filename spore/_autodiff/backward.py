@@ -51,7 +51,11 @@ def backward(records, seeds):
         out = rec.output
         if out is not None and len(out_ids) > 1 and type(out) is not tuple:
             out = (out,)
-        gins = rule(rec.attrs, rec.inputs, out, dout)
+        if prim.grad_needed:
+            needed = tuple(vid is not None for vid in rec.in_ids)
+            gins = rule(rec.attrs, rec.inputs, out, dout, needed)
+        else:
+            gins = rule(rec.attrs, rec.inputs, out, dout)
         if len(gins) != len(rec.in_ids):
             raise RuntimeError(f"gradient rule of '{prim.name}' returned {len(gins)} "
                                f"cotangents for {len(rec.in_ids)} inputs")

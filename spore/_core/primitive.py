@@ -181,7 +181,7 @@ class Primitive:
     """One primitive operation (see NOTE: [Primitive])."""
 
     __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
-                 "nondiff", "multiple_results", "policy", "_factory", "_kernels",
+                 "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
                  "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
@@ -200,6 +200,7 @@ class Primitive:
         self.grad = None
         self.grad_inputs = ()      # indices of inputs whose *values* the rule needs
         self.grad_output = False   # whether the rule needs the output value
+        self.grad_needed = False   # whether the rule takes the ``needed`` mask
         self.nondiff = nondiff
         self.multiple_results = multiple_results
         self.policy = POLICIES[policy] if isinstance(policy, str) else policy
@@ -223,18 +224,22 @@ class Primitive:
         return f"Prim[{self.name}]"
 
     # -- gradient rule registration ---------------------------------------
-    def def_grad(self, inputs=(), output=False):
+    def def_grad(self, inputs=(), output=False, needed=False):
         """Decorator: ``rule(attrs, inputs, output, dout) -> tuple of cotangents``.
 
         ``inputs``: the input positions whose values the rule reads ("all" for
         every one); other inputs reach the rule as shape/dtype-only avals.
         ``output``: whether the rule reads the forward output.
+        ``needed``: the rule takes a fifth argument, a tuple of bools saying which
+        inputs need a cotangent; it may return None for the others and so skip
+        their work (the input gradient of a first layer, for example).
         """
         def deco(rule):
             self.grad = rule
             self.grad_inputs = (tuple(range(self.n_inputs or 8)) if inputs == "all"
                                 else tuple(inputs))
             self.grad_output = output
+            self.grad_needed = needed
             return rule
         return deco
 

@@ -75,12 +75,26 @@ def _make_matmul(xp):
         if x.ndim > 2 and y.ndim == 2:
             # one GEMM over the folded batch: several times faster than NumPy's batched loop
             lead = x.shape[:-1]
-            return xp.matmul(x.reshape(-1, x.shape[-1]), y).reshape(lead + (y.shape[-1],))
+            return product(x.reshape(-1, x.shape[-1]), y).reshape(lead + (y.shape[-1],))
+        if xp is np and _few_rows_times_transposed(x, y):
+            return xp.ascontiguousarray(xp.matmul(y.T, x.T).T)
         return xp.matmul(x, y)
 
     def matmul(x, y):
         return _in_float32(xp, product, x, y)
     return matmul
+
+
+def _few_rows_times_transposed(x, y):
+    """``x @ w.T`` with few rows in ``x`` (a dense layer on a small batch): OpenBLAS
+    computes the transposed product ``w @ x.T`` 1.4-2x faster (32 x 1024 x 1024: 0.78
+    against 1.30 ms, one thread), and copying the small result back costs little."""
+    return (x.ndim == 2 and y.ndim == 2 and x.shape[0] <= _FEW_ROWS
+            and y.shape[1] >= 2 * x.shape[0] and y.strides[0] < y.strides[1]
+            and x.flags.c_contiguous)
+
+
+_FEW_ROWS = 64
 
 
 def _matmul_prepare(args):
@@ -98,8 +112,11 @@ matmul_p = Primitive("MatMul", _make_matmul, kind="opaque", n_inputs=2, infer=_m
                      prepare=_matmul_prepare)
 
 
-@matmul_p.def_grad(inputs=(0, 1))
-def _matmul_grad(attrs, inputs, out, dout):
+@matmul_p.def_grad(inputs=(0, 1), needed=True)
+def _matmul_grad(attrs, inputs, out, dout, needed):
+    """gx = g y^T, gy = x^T g, each computed in its operand's memory layout (see
+    ``_transposed``), so a transposed weight view gets a gradient whose transpose back
+    is contiguous: the optimizer's elementwise update then streams memory in order."""
     from .array import reshape_p
     x, y = inputs
     xs, ys = tuple(x.shape), tuple(y.shape)
@@ -112,19 +129,47 @@ def _matmul_grad(attrs, inputs, out, dout):
     if len(ys) == 1:
         gshape = gshape + (1,)
     g2 = reshape_p(dout, shape=gshape) if gshape != tuple(dout.shape) else dout
-    gx = unbroadcast(matmul_p(g2, swap_last(y2)), ShapedArray(x2.shape, np_dtype(x)))
+    gx = _matmul_grad_x(x2, y2, g2, xs) if needed[0] else None
+    gy = _matmul_grad_y(x2, y2, g2, ys) if needed[1] else None
+    return gx, gy
+
+
+def _matmul_grad_x(x2, y2, g2, xs):
+    from .array import reshape_p
+    if _transposed(x2):
+        gx = swap_last(matmul_p(y2, swap_last(g2)))
+    else:
+        gx = matmul_p(g2, swap_last(y2))
+    gx = unbroadcast(gx, ShapedArray(x2.shape, np_dtype(x2)))
+    return reshape_p(gx, shape=xs) if len(xs) == 1 else gx
+
+
+def _matmul_grad_y(x2, y2, g2, ys):
+    from .array import reshape_p
     if len(x2.shape) > 2 and len(y2.shape) == 2:
         # a shared matrix: one GEMM over the folded batch instead of a batch of products
         k, m = y2.shape
         rows = int(np.prod(x2.shape[:-1]))
-        gy = matmul_p(swap_last(reshape_p(x2, shape=(rows, k))), reshape_p(g2, shape=(rows, m)))
+        xr, gr = reshape_p(x2, shape=(rows, k)), reshape_p(g2, shape=(rows, m))
+        gy = (swap_last(matmul_p(swap_last(gr), xr)) if _transposed(y2)
+              else matmul_p(swap_last(xr), gr))
     else:
-        gy = unbroadcast(matmul_p(swap_last(x2), g2), ShapedArray(y2.shape, np_dtype(y)))
-    if len(xs) == 1:
-        gx = reshape_p(gx, shape=xs)
-    if len(ys) == 1:
-        gy = reshape_p(gy, shape=ys)
-    return gx, gy
+        if _transposed(y2):
+            gy = swap_last(matmul_p(swap_last(g2), x2))
+        else:
+            gy = matmul_p(swap_last(x2), g2)
+        gy = unbroadcast(gy, ShapedArray(y2.shape, np_dtype(y2)))
+    return reshape_p(gy, shape=ys) if len(ys) == 1 else gy
+
+
+def _transposed(t):
+    """Whether a concrete operand's last two axes are stored swapped (a transposed view,
+    e.g. ``w.T`` in ``dense``). Symbolic values (no data) count as not transposed."""
+    data = getattr(t, "_data", None)
+    strides = getattr(data, "strides", None)
+    if strides is None or len(strides) < 2 or 1 in data.shape[-2:]:
+        return False
+    return strides[-1] > strides[-2]
 
 
 def swap_last(t):
@@ -133,6 +178,63 @@ def swap_last(t):
     nd = len(t.shape)
     perm = tuple(range(nd - 2)) + (nd - 1, nd - 2)
     return transpose_p(t, perm=perm)
+
+
+# ----------------------------------------------------------------- dense
+# NOTE: [Dense]
+# ``x @ w.T + b`` as one primitive rather than transpose, matmul and add: one
+# dispatch and one tape record instead of three, the bias added in place into the
+# product, and a gradient that produces ``dw`` directly in the weight's (out, in)
+# layout (no transposed view for the optimizer to stream through). Leading
+# dimensions of ``x`` are folded into one GEMM. The public ``ops.dense`` uses it for
+# floating-point inputs of one dtype with a 2-D weight and a (out,) bias; other
+# cases are composites of matmul and add.
+def _dense_infer(attrs, x, w, *bias):
+    _check_same_dtype("Dense", [("x", x), ("w", w)] + [("b", b) for b in bias])
+    if len(w.shape) != 2:
+        raise ValueError(f"For 'Dense', the 'w' must be 2-D, but got shape {list(w.shape)}.")
+    if not x.shape or x.shape[-1] != w.shape[1]:
+        raise ValueError(f"For 'Dense', the last dimension of 'x' {list(x.shape)} must equal "
+                         f"the last dimension of 'w' {list(w.shape)}.")
+    if bias and tuple(bias[0].shape) != (w.shape[0],):
+        raise ValueError(f"For 'Dense', the 'b' must have shape [{w.shape[0]}], but got "
+                         f"{list(bias[0].shape)}.")
+    return ShapedArray(tuple(x.shape[:-1]) + (w.shape[0],), x.dtype)
+
+
+def _make_dense(xp):
+    product = _make_matmul(xp)
+
+    def dense(x, w, *bias):
+        _dense_infer({}, x, w, *bias)
+        y = product(x.reshape(-1, x.shape[-1]), w.T)
+        if bias:
+            y += bias[0]
+        return y.reshape(x.shape[:-1] + (w.shape[0],))
+    return dense
+
+
+dense_p = Primitive("Dense", _make_dense, kind="opaque", infer=_dense_infer)
+
+
+@dense_p.def_grad(inputs=(0, 1), needed=True)
+def _dense_grad(attrs, inputs, out, dout, needed):
+    """dx = g w, dw = g^T x (batch folded into the GEMM), db = g summed over rows."""
+    from .array import reshape_p
+    from .reduce import sum_p
+    x, w, *bias = inputs
+    gx = matmul_p(dout, w) if needed[0] else None
+    gw = None
+    if needed[1]:
+        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+        g2 = reshape_p(dout, shape=(rows, w.shape[0]))
+        gw = matmul_p(swap_last(g2), reshape_p(x, shape=(rows, w.shape[1])))
+    grads = (gx, gw)
+    if bias:
+        lead = tuple(range(len(dout.shape) - 1))
+        grads += (sum_p(dout, axis=lead, keepdims=False) if needed[2] and lead else
+                  dout if needed[2] else None,)
+    return grads
 
 
 # ----------------------------------------------------------------- einsum

@@ -1,0 +1,193 @@
+"""The training-speed paths: they must compute exactly what the plain paths compute.
+
+Covered: the Dense primitive behind ops.dense, matmul gradients in their operand's
+memory layout, the few-rows matmul formulation, the ``needed`` mask that lets a
+gradient rule skip cotangents nobody reads, and the glibc allocator tuning.
+References are NumPy formulas (float64 where a gradient is compared).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import ops, Tensor, Parameter
+from spore._core import primitive as P
+from spore._core.aval import ShapedArray
+from spore._prims.linalg import dense_p, matmul_p
+
+RNG = np.random.default_rng(7)
+
+
+def _randn(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+@pytest.fixture
+def count_calls(monkeypatch):
+    """counts[name]: kernel calls of the primitives given, while the test runs."""
+    counts = {}
+
+    def watch(prim):
+        kernel = prim._cpu
+        counts[prim.name] = 0
+
+        def counted(*a, **k):
+            counts[prim.name] += 1
+            return kernel(*a, **k)
+        monkeypatch.setattr(prim, "_cpu", counted)
+    return counts, watch
+
+
+# ----------------------------------------------------------------- Dense
+@pytest.mark.parametrize("x_shape", [(5, 3), (2, 4, 3), (3,)])
+def test_dense_forward_and_gradients_match_numpy(x_shape):
+    x, w, b, g = _randn(*x_shape), _randn(4, 3), _randn(4), _randn(*x_shape[:-1], 4)
+
+    def f(x, w, b):
+        return (ops.dense(x, w, b) * Tensor(g)).sum()
+    gx, gw, gb = ms.grad(f, grad_position=(0, 1, 2))(Tensor(x), Tensor(w), Tensor(b))
+    np.testing.assert_allclose(ops.dense(Tensor(x), Tensor(w), Tensor(b)).asnumpy(),
+                               x @ w.T + b, rtol=1e-5, atol=1e-5)
+    g2, x2 = g.reshape(-1, 4), x.reshape(-1, 3)
+    np.testing.assert_allclose(gx.asnumpy(), g @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gw.asnumpy(), g2.T @ x2, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gb.asnumpy(), g2.sum(0), rtol=1e-5, atol=1e-5)
+
+
+def test_dense_weight_gradient_is_contiguous_in_the_weight_layout():
+    w = Parameter(Tensor(_randn(16, 8)), name="w")
+    gw = ms.grad(lambda x: ops.dense(x, w).sum(), grad_position=None, weights=w)(
+        Tensor(_randn(4, 8)))
+    assert gw._data.flags.c_contiguous
+
+
+def test_dense_skips_the_input_gradient_nobody_needs(count_calls):
+    counts, watch = count_calls
+    watch(matmul_p)
+    watch(dense_p)
+    w = Parameter(Tensor(_randn(6, 5)), name="w")
+    ms.grad(lambda x: ops.dense(x, w).sum(), grad_position=None, weights=w)(
+        Tensor(_randn(3, 5)))
+    assert counts == {"MatMul": 1, "Dense": 1}    # dw only; no dx for the data
+
+
+def test_dense_second_derivative_matches_the_composite():
+    x, w = Tensor(_randn(3, 4, dtype=np.float64)), Tensor(_randn(2, 4, dtype=np.float64))
+
+    def mixed_second_derivative(product):
+        def dw_sum(x, w):
+            return ms.grad(lambda x, w: (product(x, w) ** 2).sum(), grad_position=1)(x, w).sum()
+        return ms.grad(dw_sum, grad_position=0)(x, w).asnumpy()
+    np.testing.assert_allclose(mixed_second_derivative(ops.dense),
+                               mixed_second_derivative(lambda x, w: ops.matmul(x, w.T)),
+                               rtol=1e-10)
+
+
+def test_dense_half_precision_matches_a_float32_product_rounded_once():
+    x, w, b = _randn(4, 3), _randn(2, 3), _randn(2)
+    half = [Tensor(a.astype(np.float16)) for a in (x, w, b)]
+    got = ops.dense(*half).asnumpy()
+    xh, wh, bh = (a.astype(np.float16).astype(np.float32) for a in (x, w, b))
+    want = ((xh @ wh.T).astype(np.float16) + bh.astype(np.float16))
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
+
+
+def test_dense_mixed_dtypes_keep_matmul_error():
+    with pytest.raises(TypeError, match="MatMul"):
+        ops.dense(Tensor(_randn(2, 3, dtype=np.float64)), Tensor(_randn(4, 3)))
+
+
+def test_dense_primitive_infer_rejects_bad_bias():
+    with pytest.raises(ValueError, match="Dense.*'b'"):
+        dense_p.infer({}, ShapedArray((2, 3), np.float32), ShapedArray((4, 3), np.float32),
+                      ShapedArray((3,), np.float32))
+
+
+# ----------------------------------------------------------------- matmul
+def test_matmul_gradient_of_a_transposed_operand_comes_back_contiguous():
+    w_np, x_np = _randn(7, 5), _randn(3, 5)
+    w = Parameter(Tensor(w_np), name="w")
+
+    def f(x):
+        return (ops.matmul(x, w.T) ** 2).sum()
+    gw = ms.grad(f, grad_position=None, weights=w)(Tensor(x_np))
+    y = x_np @ w_np.T
+    np.testing.assert_allclose(gw.asnumpy(), (2 * y).T @ x_np, rtol=1e-5, atol=1e-5)
+    assert gw._data.flags.c_contiguous
+
+
+def test_matmul_gradient_with_a_transposed_left_operand():
+    a_np, b_np = _randn(6, 4), _randn(6, 3)
+
+    def f(a, b):
+        return (ops.matmul(a.T, b) ** 2).sum()
+    ga, gb = ms.grad(f, grad_position=(0, 1))(Tensor(a_np), Tensor(b_np))
+    y = a_np.T @ b_np
+    np.testing.assert_allclose(ga.asnumpy(), b_np @ (2 * y).T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gb.asnumpy(), a_np @ (2 * y), rtol=1e-5, atol=1e-5)
+    assert ga._data.flags.c_contiguous
+
+
+@pytest.mark.parametrize("rows", [1, 8, 64, 65])
+def test_matmul_with_few_rows_and_a_transposed_weight(rows):
+    x, w = _randn(rows, 96), _randn(200, 96)
+    got = ops.matmul(Tensor(x), Tensor(w).T).asnumpy()
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w.T.astype(np.float64),
+                               rtol=1e-4, atol=1e-4)
+    assert got.flags.c_contiguous
+
+
+# ----------------------------------------------------------------- the needed mask
+def test_gradient_rule_receives_which_inputs_need_a_cotangent():
+    seen = []
+    prim = P.Primitive("TestNeededMask", lambda xp: lambda x, y: x * y, n_inputs=2)
+
+    @prim.def_grad(inputs=(0, 1), needed=True)
+    def _rule(attrs, inputs, out, dout, needed):
+        seen.append(needed)
+        x, y = inputs
+        return (dout * y if needed[0] else None, dout * x if needed[1] else None)
+    try:
+        x, y = Tensor([2.0]), Tensor([3.0])
+        gx = ms.grad(lambda x: prim(x, y).sum())(x)
+        gxy = ms.grad(lambda x, y: prim(x, y).sum(), grad_position=(0, 1))(x, y)
+    finally:
+        del P.REGISTRY["TestNeededMask"]
+    assert seen == [(True, False), (True, True)]
+    assert gx.asnumpy().tolist() == [3.0]
+    assert [g.asnumpy().tolist() for g in gxy] == [[3.0], [2.0]]
+
+
+# ----------------------------------------------------------------- allocator tuning
+def _tuned_in_child(env):
+    code = "import spore._core.backend as b; print(b.MALLOC_TUNED)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, **env), check=True)
+    return out.stdout.strip()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc only")
+def test_malloc_tuning_has_an_opt_out():
+    assert _tuned_in_child({"SPORE_MALLOC_TUNING": "0"}) == "False"
+    assert _tuned_in_child({"SPORE_MALLOC_TUNING": "1",
+                            "MALLOC_MMAP_THRESHOLD_": "131072"}) == "False"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc only")
+def test_malloc_tuning_is_on_by_default_on_glibc():
+    import ctypes
+    try:
+        ctypes.CDLL(None).gnu_get_libc_version
+    except AttributeError:
+        pytest.skip("not glibc")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SPORE_MALLOC_TUNING", "MALLOC_MMAP_THRESHOLD_",
+                        "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")}
+    out = subprocess.run([sys.executable, "-c",
+                          "import spore._core.backend as b; print(b.MALLOC_TUNED)"],
+                         capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "True"
