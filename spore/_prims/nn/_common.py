@@ -48,17 +48,6 @@ def compute_dtype(dtype):
     return FLOAT32 if dtype in HALF else dtype
 
 
-def skip_cotangent(t):
-    """True when ``t`` is a concrete tensor that no tape tracks.
-
-    Its cotangent would be dropped by the backward pass, so a rule may skip
-    computing it (the input gradient of a first convolution, for example).
-    Avals and symbolic values are never skipped.
-    """
-    return (isinstance(t, P._Tensor) and t._tape_ref is None
-            and isinstance(t._data, np.ndarray))
-
-
 def validated(make, infer):
     """Kernel factory whose kernels run the infer rule first.
 

@@ -17,7 +17,9 @@ copy long runs of memcpy. Other strides use a 6-D strided view
 columns as (C*kh*kw, N*L), so that one GEMM covers the batch, and the stride-1
 input gradient puts the batch innermost (see _input_grad_batch_inner).
 
-Large convolutions run over chunks of the batch (NOTE: [Batch chunks]).
+Large convolutions run over chunks of the batch (NOTE: [Batch chunks]);
+patch embeddings (stride = kernel) have their own layout (NOTE: [Patch
+convolutions]).
 
 Attributes: ``stride`` (sh, sw), ``pads`` (top, bottom, left, right),
 ``dilation`` (dh, dw) and ``groups``; the gradients also carry the shape they
@@ -30,8 +32,7 @@ import numpy as np
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from ..reduce import sum_p
-from ._common import (check_float, check_same_dtype, compute_dtype, scratch, skip_cotangent,
-                      validated)
+from ._common import check_float, check_same_dtype, compute_dtype, scratch, validated
 
 GEOMETRY = ("stride", "pads", "dilation", "groups")
 
@@ -151,6 +152,66 @@ def _positions(padded_hw, khw, stride, dilation):
     return oh * ow, oh, ow
 
 
+# NOTE: [Patch convolutions]
+# A convolution whose stride equals its kernel, without padding, dilation or groups
+# (a ViT's patch embedding), reads every input element at most once: its columns
+# are a plain rearrangement of the input, (N*OH*OW, C*kh*kw) with patch rows
+# copied as runs of kw elements, and each of the three products is one GEMM over
+# the whole batch (instead of one per sample through the general layout's
+# strided gather).
+def _is_patch_conv(khw, stride, pads, dilation, groups):
+    return (tuple(stride) == tuple(khw) and not any(pads) and tuple(dilation) == (1, 1)
+            and groups == 1 and khw[0] * khw[1] > 1)
+
+
+def _patch_view(x, khw, ohw):
+    """(N, OH, OW, C, kh, kw) view of the patches of ``x`` (cropped to whole patches)."""
+    n, c = x.shape[:2]
+    (kh, kw), (oh, ow) = khw, ohw
+    return x[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw).transpose(0, 2, 4, 1, 3, 5)
+
+
+def _patch_cols(xp, x, khw, ohw):
+    """The patch columns (N*OH*OW, C*kh*kw), in scratch memory."""
+    view = _patch_view(x, khw, ohw)
+    cols = scratch(xp, "im2col", view.shape, x.dtype)
+    cols[...] = view
+    return cols.reshape(-1, x.shape[1] * khw[0] * khw[1])
+
+
+def _patch_conv2d(xp, x, w, b, out):
+    o = w.shape[0]
+    n, _, oh, ow = out.shape
+    y = xp.matmul(_patch_cols(xp, x, w.shape[2:], (oh, ow)), w.reshape(o, -1).T)
+    rows = y.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
+    if b is None:
+        out[...] = rows
+    else:
+        xp.add(rows, b.reshape(o, 1, 1), out=out)
+
+
+def _dy_by_channel(xp, dy):
+    """(O, N*OH*OW) copy of ``dy`` (N, O, OH, OW), in scratch memory."""
+    n, o, oh, ow = dy.shape
+    t = scratch(xp, "conv-dy-t", (o, n, oh, ow), dy.dtype)
+    t[...] = dy.transpose(1, 0, 2, 3)
+    return t.reshape(o, n * oh * ow)
+
+
+def _patch_filter_grad(xp, x, dy, filter_shape):
+    cols = _patch_cols(xp, x, filter_shape[2:], dy.shape[2:])
+    return xp.matmul(_dy_by_channel(xp, dy), cols).reshape(filter_shape)
+
+
+def _patch_input_grad(xp, dy, w, out):
+    o, c, kh, kw = w.shape
+    n, _, oh, ow = dy.shape
+    dcols = xp.matmul(_dy_by_channel(xp, dy).T, w.reshape(o, -1))
+    if out.shape[2:] != (oh * kh, ow * kw):
+        out.fill(0)                       # rows/columns no whole patch covers
+    _patch_view(out, (kh, kw), (oh, ow))[...] = dcols.reshape(n, oh, ow, c, kh, kw)
+
+
 # NOTE: [Batch chunks]
 # Columns hold kh*kw copies of the input; for a large convolution (a 3x3 one on a
 # batch of 56x56 feature maps: hundreds of MB) the kernels run over chunks of the
@@ -180,6 +241,9 @@ def _make_conv2d(xp):
         oh, ow = output_hw(x.shape[2:], (kh, kw), stride, pads, dilation)
         out = xp.empty((x.shape[0], o, oh, ow), cdt)
         b = bias[0].astype(cdt, copy=False) if bias else None
+        if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
+            _patch_conv2d(xp, x, w, b, out)
+            return out.astype(dt, copy=False)
         per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
         for lo, hi in _chunks(x.shape[0], per_sample):
             cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation)
@@ -205,6 +269,9 @@ def _make_input_grad(xp):
         dy, w = dy.astype(cdt, copy=False), w.astype(cdt, copy=False)
         khw = tuple(w.shape[2:])
         out = xp.empty(input_shape, cdt)
+        if _is_patch_conv(khw, stride, pads, dilation, groups):
+            _patch_input_grad(xp, dy, w, out)
+            return out.astype(dt, copy=False)
         per_sample = _cols_bytes(input_shape, khw, stride, pads, dilation, cdt.itemsize)
         for lo, hi in _chunks(input_shape[0], per_sample):
             if _row_layout(stride):
@@ -264,6 +331,8 @@ def _make_filter_grad(xp):
         cdt = compute_dtype(dt)
         x, dy = x.astype(cdt, copy=False), dy.astype(cdt, copy=False)
         o, cg, kh, kw = filter_shape
+        if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
+            return _patch_filter_grad(xp, x, dy, filter_shape).astype(dt, copy=False)
         one_gemm = o * cg * kh * kw * dy.shape[2] * dy.shape[3] >= _BATCHED_GEMM_LIMIT
         dw = xp.zeros((groups, o // groups, cg * kh * kw), cdt)
         per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
@@ -384,16 +453,16 @@ conv2d_filter_grad_p = P.Primitive("Conv2DBackpropFilter",
 
 
 # ----------------------------------------------------------------- gradient rules
-@conv2d_p.def_grad(inputs=(0, 1))
-def _conv2d_grad(attrs, inputs, out, dout):
+@conv2d_p.def_grad(inputs=(0, 1), needed=True)
+def _conv2d_grad(attrs, inputs, out, dout, needed):
     x, w, *bias = inputs
-    gx = None if skip_cotangent(x) else conv2d_input_grad_p(
-        dout, w, input_shape=tuple(x.shape), **attrs)
-    gw = None if skip_cotangent(w) else conv2d_filter_grad_p(
-        x, dout, filter_shape=tuple(w.shape), **attrs)
+    gx = conv2d_input_grad_p(dout, w, input_shape=tuple(x.shape), **attrs) if needed[0] \
+        else None
+    gw = conv2d_filter_grad_p(x, dout, filter_shape=tuple(w.shape), **attrs) if needed[1] \
+        else None
     grads = (gx, gw)
     if bias:
-        grads += (sum_p(dout, axis=(0, 2, 3), keepdims=False),)
+        grads += (sum_p(dout, axis=(0, 2, 3), keepdims=False) if needed[2] else None,)
     return grads
 
 
