@@ -191,3 +191,58 @@ def test_malloc_tuning_is_on_by_default_on_glibc():
                           "import spore._core.backend as b; print(b.MALLOC_TUNED)"],
                          capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "True"
+
+
+# ----------------------------------------------------------------- patch convolutions
+def _conv_reference(x, w, stride):
+    """Direct NumPy convolution (valid padding) in float64."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+@pytest.mark.parametrize("hw", [(8, 12), (9, 13)])      # whole patches, and a cropped edge
+def test_patch_convolution_and_its_gradients(hw):
+    x = _randn(2, 3, *hw, dtype=np.float64)
+    w = _randn(5, 3, 4, 4, dtype=np.float64)
+    b = _randn(5, dtype=np.float64)
+    out = ops.conv2d(Tensor(x), Tensor(w), Tensor(b), stride=4)
+    want = _conv_reference(x, w, 4) + b[None, :, None, None]
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-10)
+    g = _randn(*want.shape, dtype=np.float64)
+
+    def f(x, w):
+        return (ops.conv2d(x, w, stride=4) * Tensor(g)).sum()
+    gx, gw = ms.grad(f, grad_position=(0, 1))(Tensor(x), Tensor(w))
+    np.testing.assert_allclose(gx.asnumpy(), _numeric_grad(lambda a: _conv_reference(a, w, 4),
+                                                           x, g), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gw.asnumpy(), _numeric_grad(lambda a: _conv_reference(x, a, 4),
+                                                           w, g), rtol=1e-6, atol=1e-8)
+
+
+def _numeric_grad(fn, arr, g, eps=1e-6):
+    """Central differences of sum(fn(arr) * g) for every element of ``arr``."""
+    out = np.zeros_like(arr)
+    for idx in np.ndindex(arr.shape):
+        plus, minus = arr.copy(), arr.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        out[idx] = ((fn(plus) * g).sum() - (fn(minus) * g).sum()) / (2 * eps)
+    return out
+
+
+def test_arithmetic_rules_skip_cotangents_of_constants(count_calls):
+    from spore._prims.math import mul_p, neg_p
+    counts, watch = count_calls
+    watch(mul_p)
+    watch(neg_p)
+    x, label = Tensor(_randn(3, 4)), Tensor(_randn(3, 4))
+    g = ms.grad(lambda x: ((x * 0.5) - label).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), np.full((3, 4), 0.5, np.float32))
+    assert counts == {"Mul": 2, "Neg": 0}   # forward x * 0.5, backward dout * 0.5

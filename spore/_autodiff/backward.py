@@ -13,11 +13,6 @@ class MissingGradRule(NotImplementedError):
     pass
 
 
-def _accumulate(ct, vid, g):
-    prev = ct.get(vid)
-    ct[vid] = g if prev is None else _add(prev, g)
-
-
 def _add(a, b):
     return add_p(a, b)
 
@@ -29,18 +24,17 @@ def backward(records, seeds):
     for every value id that received one (sources included).
     """
     ct = dict(seeds)
+    pop = ct.pop
     for rec in reversed(records):
         out_ids = rec.out_ids
         if len(out_ids) == 1:
-            g = ct.pop(out_ids[0], None)
-            if g is None:
+            dout = pop(out_ids[0], None)
+            if dout is None:
                 continue
-            dout = g
         else:
-            douts = tuple(ct.pop(i, None) for i in out_ids)
-            if all(d is None for d in douts):
+            dout = tuple([pop(i, None) for i in out_ids])
+            if all(d is None for d in dout):
                 continue
-            dout = douts
         prim = rec.prim
         rule = prim.grad
         if rule is None:
@@ -51,15 +45,17 @@ def backward(records, seeds):
         out = rec.output
         if out is not None and len(out_ids) > 1 and type(out) is not tuple:
             out = (out,)
+        in_ids = rec.in_ids
         if prim.grad_needed:
-            needed = tuple(vid is not None for vid in rec.in_ids)
-            gins = rule(rec.attrs, rec.inputs, out, dout, needed)
+            gins = rule(rec.attrs, rec.inputs, out, dout,
+                        tuple([vid is not None for vid in in_ids]))
         else:
             gins = rule(rec.attrs, rec.inputs, out, dout)
-        if len(gins) != len(rec.in_ids):
+        if len(gins) != len(in_ids):
             raise RuntimeError(f"gradient rule of '{prim.name}' returned {len(gins)} "
-                               f"cotangents for {len(rec.in_ids)} inputs")
-        for vid, g in zip(rec.in_ids, gins):
+                               f"cotangents for {len(in_ids)} inputs")
+        for vid, g in zip(in_ids, gins):
             if vid is not None and g is not None:
-                _accumulate(ct, vid, g)
+                prev = ct.get(vid)
+                ct[vid] = g if prev is None else _add(prev, g)
     return ct

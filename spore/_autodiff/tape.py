@@ -96,16 +96,16 @@ class Tape:
     # -- recording ------------------------------------------------------------
     def record(self, prim, args, attrs, in_ids, out):
         needs = prim.grad_inputs
-        inputs = tuple(_saved(a, i in needs) for i, a in enumerate(args))
+        inputs = tuple([_saved(a, i in needs) for i, a in enumerate(args)])
         if type(out) is tuple:
-            out_ids = tuple(self.new_id(o) for o in out)
-            out_avals = tuple(ShapedArray(o._data.shape, o._data.dtype) for o in out)
+            out_ids = tuple([self.new_id(o) for o in out])
+            out_avals = tuple([_aval(o._data) for o in out])
             if prim.kind == "view":
                 for o in out:
                     self._note_view(o)
         else:
             out_ids = (self.new_id(out),)
-            out_avals = (ShapedArray(out._data.shape, out._data.dtype),)
+            out_avals = (_aval(out._data),)
             if prim.kind == "view":
                 self._note_view(out)
         saved_out = out if prim.grad_output else None
@@ -164,10 +164,19 @@ def _protect(t, arr):
 
 def _saved(a, needed):
     if isinstance(a, P._Tensor):
-        if needed:
-            return a
-        d = a._data
-        return ShapedArray(d.shape, d.dtype)
+        return a if needed else _aval(a._data)
+    return a
+
+
+_new_aval = object.__new__
+
+
+def _aval(data):
+    """ShapedArray of an array (its shape is a tuple and its dtype a NumPy dtype already,
+    so the constructor's conversions are skipped: this runs for every recorded value)."""
+    a = _new_aval(ShapedArray)
+    a.shape = data.shape
+    a.dtype = data.dtype
     return a
 
 
@@ -177,10 +186,12 @@ def _saved(a, needed):
 def _make_handler(below):
     active = _active()
 
+    eager = below is P._eager_handler
+
     def tape_handler(prim, args, attrs):
         if prim.inplace_of is not None:
             return _inplace(prim, args, attrs, below, active)
-        out = below(prim, args, attrs)
+        out = prim.eager(args, attrs) if eager else below(prim, args, attrs)
         if prim.nondiff:
             return out
         for tape in active:

@@ -315,9 +315,13 @@ class Primitive:
         return self._eager_generic(args, attrs)
 
     def _eager_generic(self, args, attrs):
-        arrays = self.prepare(args)
-        backend = _backend_of(arrays)
-        kernel = self._cpu if backend is B.CPU else self.kernel(backend)
+        arrays = self._plain_arrays(args)
+        if arrays is not None:
+            kernel = self._cpu
+        else:
+            arrays = self.prepare(args)
+            backend = _backend_of(arrays)
+            kernel = self._cpu if backend is B.CPU else self.kernel(backend)
         try:
             out = kernel(*arrays, **attrs)
         except (TypeError, ValueError, IndexError, RuntimeError) as e:
@@ -327,6 +331,23 @@ class Primitive:
         if self.multiple_results:
             return tuple(wrap(o) for o in out)
         return wrap(out)
+
+    def _plain_arrays(self, args):
+        """The NumPy arrays of ``args`` when every one is a NumPy-backed Tensor and the
+        primitive has no preparation step (the common case, unwrapped without checks);
+        None otherwise."""
+        if self._prepare is not None or self.policy is not None:
+            return None
+        arrays = []
+        for a in args:
+            t = type(a)
+            if t is not _Tensor and t is not _Parameter:
+                return None
+            d = a._data
+            if type(d) is not _ndarray:
+                return None
+            arrays.append(d)
+        return arrays
 
     def prepare(self, args):
         """Unwrap tensors and apply the dtype policy; returns the kernel's inputs."""

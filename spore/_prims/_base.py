@@ -94,8 +94,11 @@ def np_dtype(x):
 
 def grad_for(x, g):
     """Unbroadcast and cast ``g`` to input ``x``; None for weak scalars."""
-    if is_scalar(x) or x is None:
+    if x is None or is_scalar(x):
         return None
+    want, got = getattr(x, "_data", x), getattr(g, "_data", g)
+    if want.shape == got.shape and want.dtype == got.dtype:
+        return g                      # the common case: nothing to sum or cast
     return cast_like(unbroadcast(g, x), x)
 
 

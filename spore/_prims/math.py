@@ -42,29 +42,35 @@ def _make_pow(xp):
 pow_p = binary("Pow", _make_pow)
 
 
-@add_p.def_grad()
-def _add_grad(attrs, inputs, out, dout):
+# The rules below skip the cotangent of an input nobody differentiates (a label, a
+# Python scalar, a frozen weight): see ``needed`` in Primitive.def_grad.
+@add_p.def_grad(needed=True)
+def _add_grad(attrs, inputs, out, dout, needed):
     x, y = inputs
-    return grad_for(x, dout), grad_for(y, dout)
+    return (grad_for(x, dout) if needed[0] else None,
+            grad_for(y, dout) if needed[1] else None)
 
 
-@sub_p.def_grad()
-def _sub_grad(attrs, inputs, out, dout):
+@sub_p.def_grad(needed=True)
+def _sub_grad(attrs, inputs, out, dout, needed):
     x, y = inputs
-    return grad_for(x, dout), grad_for(y, neg_p(dout))
+    return (grad_for(x, dout) if needed[0] else None,
+            grad_for(y, neg_p(dout)) if needed[1] else None)
 
 
-@mul_p.def_grad(inputs=(0, 1))
-def _mul_grad(attrs, inputs, out, dout):
+@mul_p.def_grad(inputs=(0, 1), needed=True)
+def _mul_grad(attrs, inputs, out, dout, needed):
     x, y = inputs
-    return grad_for(x, mul_p(dout, y)), grad_for(y, mul_p(dout, x))
+    return (grad_for(x, mul_p(dout, y)) if needed[0] else None,
+            grad_for(y, mul_p(dout, x)) if needed[1] else None)
 
 
-@div_p.def_grad(inputs=(1,), output=True)
-def _div_grad(attrs, inputs, out, dout):
+@div_p.def_grad(inputs=(1,), output=True, needed=True)
+def _div_grad(attrs, inputs, out, dout, needed):
     x, y = inputs
     gx = div_p(dout, y)
-    return grad_for(x, gx), grad_for(y, neg_p(mul_p(gx, out)))
+    return (grad_for(x, gx) if needed[0] else None,
+            grad_for(y, neg_p(mul_p(gx, out))) if needed[1] else None)
 
 
 @mod_p.def_grad(inputs=(0, 1))
