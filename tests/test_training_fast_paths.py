@@ -246,3 +246,21 @@ def test_arithmetic_rules_skip_cotangents_of_constants(count_calls):
     g = ms.grad(lambda x: ((x * 0.5) - label).sum())(x)
     np.testing.assert_allclose(g.asnumpy(), np.full((3, 4), 0.5, np.float32))
     assert counts == {"Mul": 2, "Neg": 0}   # forward x * 0.5, backward dout * 0.5
+
+
+def test_patch_convolution_sees_in_place_writes_to_its_input():
+    x = Parameter(Tensor(_randn(1, 2, 8, 8, dtype=np.float64)), name="x")
+    w_np = _randn(3, 2, 4, 4, dtype=np.float64)
+    w = Tensor(w_np)
+    x0 = x.asnumpy().copy()
+    g = _randn(1, 3, 2, 2, dtype=np.float64)
+
+    def f(w):
+        y = ops.conv2d(x, w, stride=4)
+        ops.assign(x, x + 1.0)                  # after the forward pass, before backward
+        return (y * Tensor(g)).sum()
+    gw = ms.grad(f)(w)
+    want = _numeric_grad(lambda a: _conv_reference(x0, a, 4), w_np, g)
+    np.testing.assert_allclose(gw.asnumpy(), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ops.conv2d(x, w, stride=4).asnumpy(),
+                               _conv_reference(x0 + 1.0, w_np, 4), rtol=1e-10)

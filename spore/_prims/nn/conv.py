@@ -27,12 +27,16 @@ produce (``input_shape`` / ``filter_shape``).
 """
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from ..reduce import sum_p
-from ._common import check_float, check_same_dtype, compute_dtype, scratch, validated
+from ._common import (SCRATCH_LIMIT, check_float, check_same_dtype, compute_dtype, scratch,
+                      validated)
 
 GEOMETRY = ("stride", "pads", "dilation", "groups")
 
@@ -171,23 +175,41 @@ def _patch_view(x, khw, ohw):
     return x[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw).transpose(0, 2, 4, 1, 3, 5)
 
 
-def _patch_cols(xp, x, khw, ohw):
-    """The patch columns (N*OH*OW, C*kh*kw), in scratch memory."""
+def _patch_cols(xp, x, khw, ohw, reuse=False):
+    """The patch columns (N*OH*OW, C*kh*kw), in scratch memory.
+
+    The filter gradient of a patch convolution reads the columns its forward pass
+    built, so the columns of the last input are kept (one slot per thread) and, with
+    ``reuse``, taken again while that very array is alive: the tape hands the
+    backward pass the array the forward pass saw, and snapshots it first if anything
+    writes to it in place. The forward pass always builds them afresh.
+    """
     view = _patch_view(x, khw, ohw)
-    cols = scratch(xp, "im2col", view.shape, x.dtype)
+    cols = scratch(xp, "patch-cols", view.shape, x.dtype)
+    rows = cols.reshape(-1, x.shape[1] * khw[0] * khw[1])
+    key = (khw, x.shape, x.strides)
+    last = getattr(_patch_memo, "last", None)
+    if reuse and last is not None and last[0]() is x and last[1] == key:
+        return rows
     cols[...] = view
-    return cols.reshape(-1, x.shape[1] * khw[0] * khw[1])
+    kept = xp is np and cols.nbytes <= SCRATCH_LIMIT     # else scratch is not kept
+    _patch_memo.last = (weakref.ref(x), key) if kept else None
+    return rows
+
+
+_patch_memo = threading.local()
 
 
 def _patch_conv2d(xp, x, w, b, out):
     o = w.shape[0]
     n, _, oh, ow = out.shape
-    y = xp.matmul(_patch_cols(xp, x, w.shape[2:], (oh, ow)), w.reshape(o, -1).T)
-    rows = y.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
+    # (O, N*OH*OW): moving it to NCHW then copies runs of OH*OW values
+    y = xp.matmul(w.reshape(o, -1), _patch_cols(xp, x, w.shape[2:], (oh, ow)).T)
+    by_sample = y.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
     if b is None:
-        out[...] = rows
+        out[...] = by_sample
     else:
-        xp.add(rows, b.reshape(o, 1, 1), out=out)
+        xp.add(by_sample, b.reshape(o, 1, 1), out=out)
 
 
 def _dy_by_channel(xp, dy):
@@ -199,7 +221,7 @@ def _dy_by_channel(xp, dy):
 
 
 def _patch_filter_grad(xp, x, dy, filter_shape):
-    cols = _patch_cols(xp, x, filter_shape[2:], dy.shape[2:])
+    cols = _patch_cols(xp, x, filter_shape[2:], dy.shape[2:], reuse=True)
     return xp.matmul(_dy_by_channel(xp, dy), cols).reshape(filter_shape)
 
 
