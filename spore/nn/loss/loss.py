@@ -71,12 +71,14 @@ class LossBase(Cell):
         """``weights * x`` reduced as ``reduction`` says, computed in float32 and returned in
         ``x``'s dtype."""
         dtype = x.dtype
-        x = ops.cast(x, float32)
+        if dtype != float32:        # casts and a product by 1.0 would only copy
+            x = ops.cast(x, float32)
         weights = ops.cast(weights, float32) if isinstance(weights, Tensor) else float(weights)
-        x = weights * x
+        if isinstance(weights, Tensor) or weights != 1.0:
+            x = weights * x
         if self.reduce:
             x = ops.mean(x) if self.average else ops.sum(x)
-        return ops.cast(x, dtype)
+        return x if dtype == float32 else ops.cast(x, dtype)
 
     def construct(self, logits, labels):
         raise NotImplementedError
