@@ -17,6 +17,7 @@ from spore import ops, Tensor, Parameter
 from spore._core import primitive as P
 from spore._core.aval import ShapedArray
 from spore._prims.linalg import dense_p, matmul_p
+from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
 
 RNG = np.random.default_rng(7)
 
@@ -264,3 +265,41 @@ def test_patch_convolution_sees_in_place_writes_to_its_input():
     np.testing.assert_allclose(gw.asnumpy(), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(ops.conv2d(x, w, stride=4).asnumpy(),
                                _conv_reference(x0 + 1.0, w_np, 4), rtol=1e-10)
+
+
+# ----------------------------------------------------------------- MatMul transpose attributes
+def _swap(a, flag):
+    return np.swapaxes(a, -1, -2) if flag else a
+
+
+MATMUL_T_CASES = [
+    OpCase(f"matmul-t{int(ta)}{int(tb)}-{len(sa)}d{len(sb)}d",
+           lambda x, y, ta=ta, tb=tb: matmul_p(x, y, transpose_a=ta, transpose_b=tb),
+           lambda x, y, ta=ta, tb=tb: _swap(x, ta) @ _swap(y, tb), [sa, sb])
+    for ta in (False, True) for tb in (False, True)
+    for sa, sb in [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (3, 4, 5))]
+    for sa, sb in [(sa[:-2] + sa[:-3:-1] if ta else sa, sb[:-2] + sb[:-3:-1] if tb else sb)]
+]
+
+
+@pytest.mark.parametrize("case", MATMUL_T_CASES, ids=case_id)
+def test_matmul_transpose_attributes(case):
+    run_forward(case)
+    run_infer(case)
+    run_grad(case)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_matmul_second_derivative_with_transposed_operands(ta, tb):
+    a = _randn(2, 3, 4, dtype=np.float64)
+    b = _randn(2, 4, 3, dtype=np.float64)
+    x, y = Tensor(_swap(a, ta).copy()), Tensor(_swap(b, tb).copy())
+
+    def f(x, y):
+        return (matmul_p(x, y, transpose_a=ta, transpose_b=tb) ** 2).sum()
+    hx = ms.grad(lambda x, y: ms.grad(f, grad_position=1)(x, y).sum(), grad_position=0)(x, y)
+    # by hand: dB = 2 A^T A B, so S = sum(dB) = 2 sum_ikml A_ik A_im B_ml and
+    # dS/dA = 2 (A B 1 + A 1 B^T) with 1 a matrix of ones
+    ones = np.ones((2, 4, 3))
+    want = 2 * (a @ ones @ np.swapaxes(b, -1, -2) + a @ b @ np.swapaxes(ones, -1, -2))
+    np.testing.assert_allclose(hx.asnumpy(), _swap(want, ta), rtol=1e-10)

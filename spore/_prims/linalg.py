@@ -15,6 +15,9 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._core.aval import ShapedArray
 from ._base import dtype_name, grad_for, np_dtype, unbroadcast
+from .array import reshape_p, transpose_p
+from .math import mul_p, neg_p
+from .reduce import sum_p
 
 Primitive = P.Primitive
 _HALF = frozenset((np.dtype(np.float16), D.bfloat16.np))
@@ -67,7 +70,14 @@ def matmul_shape(a, b):
 
 def _matmul_infer(attrs, x, y):
     _check_same_dtype("MatMul", [("x1", x), ("x2", y)])
-    return ShapedArray(matmul_shape(x.shape, y.shape), x.dtype)
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if attrs.get("transpose_a") or attrs.get("transpose_b"):
+        if len(xs) < 2 or len(ys) < 2:
+            raise ValueError(f"For 'MatMul', transposed operands must be at least 2-D, but got "
+                             f"shapes {list(xs)} and {list(ys)}.")
+        xs = xs[:-2] + xs[:-3:-1] if attrs.get("transpose_a") else xs
+        ys = ys[:-2] + ys[:-3:-1] if attrs.get("transpose_b") else ys
+    return ShapedArray(matmul_shape(xs, ys), x.dtype)
 
 
 def _make_matmul(xp):
@@ -80,7 +90,11 @@ def _make_matmul(xp):
             return xp.ascontiguousarray(xp.matmul(y.T, x.T).T)
         return xp.matmul(x, y)
 
-    def matmul(x, y):
+    def matmul(x, y, transpose_a=False, transpose_b=False):
+        if transpose_a:
+            x = xp.swapaxes(x, -1, -2)
+        if transpose_b:
+            y = xp.swapaxes(y, -1, -2)
         return _in_float32(xp, product, x, y)
     return matmul
 
@@ -112,15 +126,20 @@ matmul_p = Primitive("MatMul", _make_matmul, kind="opaque", n_inputs=2, infer=_m
                      prepare=_matmul_prepare)
 
 
+# NOTE: [MatMul gradients]
+# MatMul takes MindSpore's ``transpose_a``/``transpose_b`` attributes, so the
+# gradient products g B^T and A^T g run without separate Transpose ops. Each
+# cotangent is computed in its operand's memory layout (see ``_transposed``): a
+# transposed view such as ``w.T`` gets the transpose of a contiguous product, so
+# the cotangent reaching ``w`` is contiguous and the optimizer's elementwise
+# update streams memory in order.
 @matmul_p.def_grad(inputs=(0, 1), needed=True)
 def _matmul_grad(attrs, inputs, out, dout, needed):
-    """gx = g y^T, gy = x^T g, each computed in its operand's memory layout (see
-    ``_transposed``), so a transposed weight view gets a gradient whose transpose back
-    is contiguous: the optimizer's elementwise update then streams memory in order."""
-    from .array import reshape_p
     x, y = inputs
+    ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
     xs, ys = tuple(x.shape), tuple(y.shape)
-    # promote 1-D operands to matrices so one formula covers every case
+    # promote 1-D operands to matrices so one formula covers every case (the transpose
+    # attributes come only with operands of 2 or more dimensions)
     x2 = reshape_p(x, shape=(1,) + xs) if len(xs) == 1 else x
     y2 = reshape_p(y, shape=ys + (1,)) if len(ys) == 1 else y
     gshape = tuple(dout.shape)
@@ -129,37 +148,41 @@ def _matmul_grad(attrs, inputs, out, dout, needed):
     if len(ys) == 1:
         gshape = gshape + (1,)
     g2 = reshape_p(dout, shape=gshape) if gshape != tuple(dout.shape) else dout
-    gx = _matmul_grad_x(x2, y2, g2, xs) if needed[0] else None
-    gy = _matmul_grad_y(x2, y2, g2, ys) if needed[1] else None
+    gx = gy = None
+    if needed[0]:
+        gx = unbroadcast(_grad_left(x2, y2, g2, ta, tb), ShapedArray(x2.shape, np_dtype(x)))
+        gx = reshape_p(gx, shape=xs) if len(xs) == 1 else gx
+    if needed[1]:
+        if len(x2.shape) > 2 and len(y2.shape) == 2 and not ta:
+            # a shared matrix: one GEMM over the folded batch instead of a batch of products
+            rows = int(np.prod(x2.shape[:-1]))
+            gy = _grad_right(reshape_p(x2, shape=(rows, x2.shape[-1])), y2,
+                             reshape_p(g2, shape=(rows, g2.shape[-1])), False, tb)
+        else:
+            gy = unbroadcast(_grad_right(x2, y2, g2, ta, tb),
+                             ShapedArray(y2.shape, np_dtype(y)))
+        gy = reshape_p(gy, shape=ys) if len(ys) == 1 else gy
     return gx, gy
 
 
-def _matmul_grad_x(x2, y2, g2, xs):
-    from .array import reshape_p
-    if _transposed(x2):
-        gx = swap_last(matmul_p(y2, swap_last(g2)))
+def _grad_left(x, y, g, ta, tb):
+    """Cotangent of ``x`` in ``op(x) @ op(y)``: dA = g op(y)^T, transposed when ``ta``."""
+    flip = _transposed(x)               # computed transposed, handed back as a view
+    if ta != flip:
+        r = matmul_p(y, g, transpose_a=tb, transpose_b=True)            # dA^T
     else:
-        gx = matmul_p(g2, swap_last(y2))
-    gx = unbroadcast(gx, ShapedArray(x2.shape, np_dtype(x2)))
-    return reshape_p(gx, shape=xs) if len(xs) == 1 else gx
+        r = matmul_p(g, y, transpose_b=not tb)                          # dA
+    return swap_last(r) if flip else r
 
 
-def _matmul_grad_y(x2, y2, g2, ys):
-    from .array import reshape_p
-    if len(x2.shape) > 2 and len(y2.shape) == 2:
-        # a shared matrix: one GEMM over the folded batch instead of a batch of products
-        k, m = y2.shape
-        rows = int(np.prod(x2.shape[:-1]))
-        xr, gr = reshape_p(x2, shape=(rows, k)), reshape_p(g2, shape=(rows, m))
-        gy = (swap_last(matmul_p(swap_last(gr), xr)) if _transposed(y2)
-              else matmul_p(swap_last(xr), gr))
+def _grad_right(x, y, g, ta, tb):
+    """Cotangent of ``y`` in ``op(x) @ op(y)``: dB = op(x)^T g, transposed when ``tb``."""
+    flip = _transposed(y)
+    if tb != flip:
+        r = matmul_p(g, x, transpose_a=True, transpose_b=ta)            # dB^T
     else:
-        if _transposed(y2):
-            gy = swap_last(matmul_p(swap_last(g2), x2))
-        else:
-            gy = matmul_p(swap_last(x2), g2)
-        gy = unbroadcast(gy, ShapedArray(y2.shape, np_dtype(y2)))
-    return reshape_p(gy, shape=ys) if len(ys) == 1 else gy
+        r = matmul_p(x, g, transpose_a=not ta)                          # dB
+    return swap_last(r) if flip else r
 
 
 def _transposed(t):
@@ -174,10 +197,10 @@ def _transposed(t):
 
 def swap_last(t):
     """Transpose of the last two dimensions (a view)."""
-    from .array import transpose_p
-    nd = len(t.shape)
-    perm = tuple(range(nd - 2)) + (nd - 1, nd - 2)
-    return transpose_p(t, perm=perm)
+    return transpose_p(t, perm=_SWAP_LAST[len(t.shape)])
+
+
+_SWAP_LAST = {nd: tuple(range(nd - 2)) + (nd - 1, nd - 2) for nd in range(2, 33)}
 
 
 # ----------------------------------------------------------------- dense
@@ -220,15 +243,13 @@ dense_p = Primitive("Dense", _make_dense, kind="opaque", infer=_dense_infer)
 @dense_p.def_grad(inputs=(0, 1), needed=True)
 def _dense_grad(attrs, inputs, out, dout, needed):
     """dx = g w, dw = g^T x (batch folded into the GEMM), db = g summed over rows."""
-    from .array import reshape_p
-    from .reduce import sum_p
     x, w, *bias = inputs
     gx = matmul_p(dout, w) if needed[0] else None
     gw = None
     if needed[1]:
         rows = int(np.prod(x.shape[:-1], dtype=np.int64))
         g2 = reshape_p(dout, shape=(rows, w.shape[0]))
-        gw = matmul_p(swap_last(g2), reshape_p(x, shape=(rows, w.shape[1])))
+        gw = matmul_p(g2, reshape_p(x, shape=(rows, w.shape[1])), transpose_a=True)
     grads = (gx, gw)
     if bias:
         lead = tuple(range(len(dout.shape) - 1))
@@ -428,8 +449,6 @@ svd_p = Primitive("Svd", _make_svd, kind="opaque", n_inputs=1, multiple_results=
 @svdvals_p.def_grad(inputs=(0,))
 def _svdvals_grad(attrs, inputs, out, dout):
     """d sigma_i = u_i^T dA v_i, so dA = U diag(dS) V^H."""
-    from .array import reshape_p
-    from .math import mul_p
     (x,) = inputs
     _, u, vh = svd_p(x)
     ds = reshape_p(dout, shape=tuple(dout.shape[:-1]) + (1, dout.shape[-1]))
@@ -464,7 +483,6 @@ inverse_p = Primitive("MatrixInverse", _make_inverse, kind="opaque", n_inputs=1,
 @inverse_p.def_grad(inputs=(), output=True)
 def _inverse_grad(attrs, inputs, out, dout):
     """d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T."""
-    from .math import neg_p
     (x,) = inputs
     inv_t = swap_last(out)
     return (grad_for(x, neg_p(matmul_p(inv_t, matmul_p(dout, inv_t)))),)
@@ -488,8 +506,6 @@ det_p = Primitive("MatrixDeterminant", _make_det, kind="opaque", n_inputs=1, inf
 @det_p.def_grad(inputs=(0,), output=True)
 def _det_grad(attrs, inputs, out, dout):
     """d det(A) = det(A) tr(A^-1 dA), so dA = g det(A) A^-T (A must be invertible)."""
-    from .array import reshape_p
-    from .math import mul_p
     (x,) = inputs
     scale = reshape_p(mul_p(dout, out), shape=tuple(out.shape) + (1, 1))
     return (grad_for(x, mul_p(scale, swap_last(inverse_p(x)))),)
@@ -517,8 +533,6 @@ slogdet_p = Primitive("LogMatrixDeterminant", _make_slogdet, kind="opaque", n_in
 @slogdet_p.def_grad(inputs=(0,))
 def _slogdet_grad(attrs, inputs, out, douts):
     """The sign is piecewise constant; d log|det A| = tr(A^-1 dA), so dA = g A^-T."""
-    from .array import reshape_p
-    from .math import mul_p
     (x,) = inputs
     g = douts[1]
     if g is None:
