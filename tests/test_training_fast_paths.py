@@ -303,3 +303,22 @@ def test_matmul_second_derivative_with_transposed_operands(ta, tb):
     ones = np.ones((2, 4, 3))
     want = 2 * (a @ ones @ np.swapaxes(b, -1, -2) + a @ b @ np.swapaxes(ones, -1, -2))
     np.testing.assert_allclose(hx.asnumpy(), _swap(want, ta), rtol=1e-10)
+
+
+# ----------------------------------------------------------------- fused activation gradients
+def test_tanh_second_derivative_through_tanh_grad():
+    x = _randn(5, dtype=np.float64)
+    d2 = ms.grad(lambda x: ms.grad(lambda x: ops.tanh(x).sum())(x).sum())(Tensor(x))
+    t = np.tanh(x)
+    np.testing.assert_allclose(d2.asnumpy(), -2 * t * (1 - t * t), rtol=1e-12)
+
+
+def test_relu_gradient_and_its_derivative_in_the_cotangent():
+    x, w = _randn(6, dtype=np.float64), _randn(6, dtype=np.float64)
+
+    def dx_sum(x, w):
+        return ms.grad(lambda x, w: (ops.relu(x) * w).sum())(x, w).sum()
+    gx = ms.grad(lambda x, w: (ops.relu(x) * w).sum())(Tensor(x), Tensor(w))
+    gw = ms.grad(dx_sum, grad_position=1)(Tensor(x), Tensor(w))
+    np.testing.assert_array_equal(gx.asnumpy(), w * (x > 0))
+    np.testing.assert_array_equal(gw.asnumpy(), (x > 0).astype(np.float64))
