@@ -322,3 +322,69 @@ def test_relu_gradient_and_its_derivative_in_the_cotangent():
     gw = ms.grad(dx_sum, grad_position=1)(Tensor(x), Tensor(w))
     np.testing.assert_array_equal(gx.asnumpy(), w * (x > 0))
     np.testing.assert_array_equal(gw.asnumpy(), (x > 0).astype(np.float64))
+
+
+# ----------------------------------------------------------------- ApplyMomentum on BLAS
+from spore._core import backend as B  # noqa: E402
+from spore.nn.optim._updates import apply_momentum_p  # noqa: E402
+
+
+def _momentum_state(n=5000):
+    var, acc, g = _randn(n), _randn(n), _randn(n)
+    lr, m = np.float32(0.1), np.float32(0.9)
+    acc_want = acc * m + g                           # MindSpore's order: two roundings
+    return var, acc, g, lr, m, acc_want, var - acc_want * lr
+
+
+def _ulps(a, b):
+    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
+
+
+@pytest.mark.skipif(B.blas_vector_routines(np.float32) is None, reason="no BLAS vector routines")
+def test_apply_momentum_on_blas_rounds_the_step_once():
+    var, acc, g, lr, m, acc_want, var_two_roundings = _momentum_state()
+    v, a = Parameter(Tensor(var.copy()), name="v"), Parameter(Tensor(acc.copy()), name="a")
+    apply_momentum_p(v, a, Tensor(lr), Tensor(g), Tensor(m))
+    np.testing.assert_array_equal(a.asnumpy(), acc_want)
+    once = (var.astype(np.float64) - acc_want.astype(np.float64) * np.float64(lr))
+    assert _ulps(v.asnumpy(), once.astype(np.float32)).max() <= 1      # rounded once
+    # MindSpore rounds lr * accum first: the results differ by at most half a unit in the
+    # last place of that product plus one of the result
+    step, got = acc_want * lr, v.asnumpy()
+    bound = np.spacing(np.abs(step)) / 2 + np.spacing(np.abs(got))
+    assert np.all(np.abs(got - var_two_roundings) <= bound)
+
+
+def test_apply_momentum_falls_back_to_numpy_rounding():
+    var, acc, g, lr, m, acc_want, var_two_roundings = _momentum_state(64)
+    transposed = Tensor(g.reshape(8, 8).T.copy()).T   # a strided gradient: NumPy path
+    assert not transposed._data.flags.c_contiguous
+    v = Parameter(Tensor(var.reshape(8, 8).copy()), name="v")
+    a = Parameter(Tensor(acc.reshape(8, 8).copy()), name="a")
+    apply_momentum_p(v, a, Tensor(lr), transposed, Tensor(m))
+    np.testing.assert_array_equal(a.asnumpy().ravel(), acc_want)
+    np.testing.assert_array_equal(v.asnumpy().ravel(), var_two_roundings)
+
+
+def test_apply_momentum_rejects_a_gradient_of_another_shape():
+    v, a = Parameter(Tensor(_randn(8)), name="v"), Parameter(Tensor(_randn(8)), name="a")
+    with pytest.raises(ValueError, match="ApplyMomentum"):
+        apply_momentum_p(v, a, Tensor(np.float32(0.1)), Tensor(_randn(4)),
+                         Tensor(np.float32(0.9)))
+
+
+def test_blas_vector_routines_have_an_opt_out():
+    code = ("import numpy as np; from spore._core import backend as B; "
+            "print(B.blas_vector_routines(np.float32) is None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, SPORE_BLAS_VECTOR="0"), check=True)
+    assert out.stdout.strip() == "True"
+
+
+@pytest.mark.skipif(B.blas_vector_routines(np.float64) is None, reason="no BLAS vector routines")
+def test_blas_vector_routines_compute_axpy_and_scal():
+    axpy, scal = B.blas_vector_routines(np.float64)
+    x, y = np.arange(4.0), np.ones(4)
+    axpy(2.0, x, y)
+    scal(0.5, y)
+    np.testing.assert_array_equal(y, (np.ones(4) + 2.0 * np.arange(4.0)) * 0.5)

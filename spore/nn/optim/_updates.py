@@ -8,7 +8,13 @@ separate ops a momentum update is ~6 full passes over memory plus the copies of
 ``out=`` ufuncs, the fewest passes NumPy allows. They are state effects
 (``effect="state"``): graph capture keeps them, in order, as side-effect nodes, and
 they have no gradient (``nondiff``). The arithmetic follows MindSpore's CPU kernels
-term by term, so float32 rounding matches. Each returns the parameter it updated.
+term by term, so float32 rounding matches, with one exception: where NumPy's BLAS
+is available, ApplyMomentum runs as BLAS vector routines on the BLAS threads (NOTE:
+[BLAS vector routines] in ``_core/backend.py``), and its parameter step
+``var -= lr * accum`` is then one fused multiply-add, rounded once instead of twice
+(the accumulator stays bit for bit MindSpore's; MindSpore rounds ``lr * accum``
+first, so about one parameter element in ten differs from MindSpore's, by about one
+unit in the last place). Each returns the parameter it updated.
 
 The other optimizers are composites of public ops and ``ops.assign``.
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._core import backend as B
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 
@@ -51,8 +58,38 @@ def _returns_target(prim):
 
 
 # ----------------------------------------------------------------- ApplyMomentum
+def _blas_update(xp, *arrays):
+    """NumPy BLAS's ``(axpy, scal)`` when the state arrays can be updated by them in
+    place (same shape and dtype, contiguous, writable), else None."""
+    first = arrays[0]
+    if xp is not np or not all(type(a) is np.ndarray and a.shape == first.shape
+                               and a.dtype == first.dtype and a.flags.c_contiguous
+                               and a.flags.aligned for a in arrays):
+        return None
+    if not all(a.flags.writeable for a in arrays[:2]):
+        return None
+    return B.blas_vector_routines(first.dtype)
+
+
+def _scalar(v):
+    return v.item() if hasattr(v, "item") else float(v)
+
+
+def _of_dtype(dtype, *scalars):
+    """Whether scalar operands (arrays or Python floats) compute in ``dtype`` as given."""
+    return all(getattr(v, "dtype", dtype) == dtype for v in scalars)
+
+
 def _make_apply_momentum(xp):
     def apply_momentum(var, accum, lr, grad, momentum, use_nesterov=False):
+        blas = None if use_nesterov or not _of_dtype(var.dtype, lr, momentum) else \
+            _blas_update(xp, var, accum, grad)
+        if blas is not None:
+            axpy, scal = blas
+            scal(_scalar(momentum), accum)
+            axpy(1.0, grad, accum)                      # accum = momentum * accum + grad
+            axpy(-_scalar(lr), accum, var)              # var -= lr * accum (rounded once)
+            return var
         xp.multiply(accum, momentum, out=accum)
         xp.add(accum, grad, out=accum)                  # accum = momentum * accum + grad
         if use_nesterov:
