@@ -7,6 +7,7 @@ tensor_dot, kron, trace, ...) is composed from these and the array primitives.
 from __future__ import annotations
 
 import functools
+import math
 import string
 
 import numpy as np
@@ -155,7 +156,7 @@ def _matmul_grad(attrs, inputs, out, dout, needed):
     if needed[1]:
         if len(x2.shape) > 2 and len(y2.shape) == 2 and not ta:
             # a shared matrix: one GEMM over the folded batch instead of a batch of products
-            rows = int(np.prod(x2.shape[:-1]))
+            rows = math.prod(x2.shape[:-1])
             gy = _grad_right(reshape_p(x2, shape=(rows, x2.shape[-1])), y2,
                              reshape_p(g2, shape=(rows, g2.shape[-1])), False, tb)
         else:
@@ -247,7 +248,7 @@ def _dense_grad(attrs, inputs, out, dout, needed):
     gx = matmul_p(dout, w) if needed[0] else None
     gw = None
     if needed[1]:
-        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+        rows = math.prod(x.shape[:-1])
         g2 = reshape_p(dout, shape=(rows, w.shape[0]))
         gw = matmul_p(g2, reshape_p(x, shape=(rows, w.shape[1])), transpose_a=True)
     grads = (gx, gw)

@@ -1,6 +1,7 @@
 """Checks and helpers shared by the nn primitives."""
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -84,7 +85,7 @@ def scratch(xp, slot, shape, dtype):
     temporaries alive at the same time.
     """
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if xp is not np or nbytes > SCRATCH_LIMIT:
         return xp.empty(shape, dtype)
     buffers = _scratch.__dict__.setdefault("buffers", {})

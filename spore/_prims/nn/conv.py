@@ -27,6 +27,7 @@ produce (``input_shape`` / ``filter_shape``).
 """
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 
@@ -91,7 +92,7 @@ def _im2col(xp, x, khw, stride, pads, dilation, batch_inner=False):
         positions, row = (oh, ow), (sh * s_h, sw * s_w)
         geometry = (oh, ow, None)
     taps, tap_strides = (c, kh, kw), (sc, dh * s_h, dw * s_w)
-    length = int(np.prod(positions))
+    length = math.prod(positions)
     if batch_inner:
         shape, strides = taps + (n,) + positions, tap_strides + (sn,) + row
         cols_shape = (c * kh * kw, n * length)

@@ -7,6 +7,8 @@ first ``channel_dims`` axes of x and size 1 elsewhere (dropout1d/2d/3d).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._core import primitive as P
@@ -29,7 +31,7 @@ def _keep_mask(key, shape, p):
     """Each element kept with probability 1 - p, from 16 random bits per element: four
     per raw 64-bit Philox draw, five times faster than float uniforms; p is resolved to
     1/65536."""
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)
     bits = generator(key).bit_generator.random_raw(-(-size // 4)).view(np.uint16)[:size]
     return (bits >= np.uint16(min(round(p * 65536), 65535))).reshape(shape)
 

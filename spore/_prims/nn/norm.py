@@ -14,6 +14,8 @@ formulas written with primitives (``layer_norm_backward``,
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._core import primitive as P
@@ -26,8 +28,7 @@ from ._tiles import row_blocks, run_blocks
 
 
 def _split(shape, axis):
-    rows = int(np.prod(shape[:axis], dtype=np.int64))
-    return rows, int(np.prod(shape[axis:], dtype=np.int64))
+    return math.prod(shape[:axis]), math.prod(shape[axis:])
 
 
 def stats_shape(shape, axis):
@@ -228,7 +229,7 @@ def _channel_dot(xp, a3, b3):
 
 def _as_ncs(xp, x, cdt):
     n, c = x.shape[:2]
-    return xp.ascontiguousarray(x, dtype=cdt).reshape(n, c, int(np.prod(x.shape[2:])))
+    return xp.ascontiguousarray(x, dtype=cdt).reshape(n, c, math.prod(x.shape[2:]))
 
 
 def _batch_stats(xp, x3, eps, centred):
