@@ -388,3 +388,19 @@ def test_blas_vector_routines_compute_axpy_and_scal():
     axpy(2.0, x, y)
     scal(0.5, y)
     np.testing.assert_array_equal(y, (np.ones(4) + 2.0 * np.arange(4.0)) * 0.5)
+
+
+# ----------------------------------------------------------------- conv filter-gradient layouts
+@pytest.mark.parametrize("limit", [0, 1 << 62])       # one GEMM over the batch / per sample
+def test_conv_filter_gradient_in_both_layouts(monkeypatch, limit):
+    from spore._prims.nn import conv as C
+    monkeypatch.setattr(C, "_BATCHED_GEMM_LIMIT", limit)
+    x, dy = _randn(2, 3, 7, 6, dtype=np.float64), _randn(2, 4, 7, 6, dtype=np.float64)
+    dw = C.conv2d_filter_grad_p(Tensor(x), Tensor(dy), filter_shape=(4, 3, 3, 3),
+                                stride=(1, 1), pads=(1, 1, 1, 1), dilation=(1, 1), groups=1)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.zeros((4, 3, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            want[:, :, i, j] = np.einsum("nohw,nchw->oc", dy, xp[:, :, i:i + 7, j:j + 6])
+    np.testing.assert_allclose(dw.asnumpy(), want, rtol=1e-10)
