@@ -381,14 +381,11 @@ def _filter_grad_chunk(xp, cols, dyc, groups, one_gemm):
                      cols.reshape(n, groups, ckk, length).swapaxes(-1, -2)).sum(axis=0)
 
 
-# Per-sample filter-gradient GEMMs above this many multiply-adds run well below BLAS speed,
-# and one GEMM over the batch (with the transposes it needs) wins: a 3x3 convolution of
-# 16 -> 32 channels on 28x28 maps (3.6M) is 10% faster that way, 64 -> 64 on 56x56 12%.
-# Below it the per-sample products win inside a training step, though not in isolation:
-# LeNet's second 5x5 convolution (16 filters x 150 taps x 100 positions, 240K) makes the
-# whole LeNet-5 step 10% faster per sample (interleaved in one process, OpenBLAS, two
-# threads), as does its first (6 x 25 x 784).
-_BATCHED_GEMM_LIMIT = 1 << 20
+# Per-sample filter-gradient GEMMs above this many multiply-adds run well below BLAS speed
+# (LeNet's second 5x5 convolution: 16 filters x 150 taps x 100 positions, 1.6x slower than
+# one GEMM over the batch); below it (the first: 6 x 25 x 784) one big GEMM with a long
+# inner dimension is the slower choice. Measured with OpenBLAS, one and two threads.
+_BATCHED_GEMM_LIMIT = 1 << 17
 
 
 # ----------------------------------------------------------------- shape rules
