@@ -19,6 +19,19 @@ TITLES = {
     "W1b-grad": "W1b-grad: gradient of rigid_compute w.r.t. both inputs, (512, 512)",
 }
 EAGER_REF = ("torch", "eager")
+# Columns of the summary: (label, framework, mode).
+SUMMARY_COLUMNS = [
+    ("NumPy", "numpy", "numpy"),
+    ("PyTorch eager", "torch", "eager"),
+    ("torch.compile", "torch", "compile"),
+    ("JAX jit", "jax", "jit"),
+    ("MindSpore PyNative", "mindspore", "pynative"),
+    ("MindSpore jit", "mindspore", "jit"),
+]
+# W6 is the first call of a compiled function, taken from these workloads' rows.
+COMPILE_TIME_WORKLOADS = ("W1a", "W3", "W4", "W5")
+COMPILED_MODES = {("torch", "compile"), ("torch", "compile_model"), ("jax", "jit"),
+                  ("mindspore", "jit"), ("spore", "jit"), ("spore", "jit_O1")}
 
 
 def load(path):
@@ -51,7 +64,7 @@ def tables(recs):
             if "error" in r:
                 lines.append(f"| {r['framework']} | {r['mode']} | {r['error']} |||||||")
                 continue
-            ratio = (f"{spore['median_ms'] / r['median_ms']:.2f}" if spore else "-")
+            ratio = _ratio(spore["median_ms"], r["median_ms"]) if spore else "-"
             med = _fmt(r["median_ms"])
             if wl == "W0" and "us_per_op" in r:
                 med += f" ({r['us_per_op']} µs/op)"
@@ -61,6 +74,60 @@ def tables(recs):
                          f"{ratio} | {r.get('other_load', '-')} |")
         lines.append("")
     return lines
+
+
+def _ratio(a, b):
+    x = a / b
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
+
+
+def _find(rs, fw, mode):
+    return next((r for r in rs if r["framework"] == fw and r["mode"] == mode), None)
+
+
+def summary(recs):
+    """One row per workload: Spore PyNative's median and its ratio to each reference."""
+    head = "| workload | Spore PyNative ms | " + " | ".join(
+        f"÷ {label}" for label, _, _ in SUMMARY_COLUMNS) + " |"
+    lines = ["### Summary: Spore PyNative median ÷ each reference's median "
+             "(below 1 = Spore faster)", "", head,
+             "|---|---|" + "---|" * len(SUMMARY_COLUMNS)]
+    by_wl = {}
+    for r in recs:
+        by_wl.setdefault(r["workload"], []).append(r)
+    for wl, rs in by_wl.items():
+        spore = _find(rs, "spore", "pynative")
+        if spore is None or "error" in spore:
+            continue
+        cells = []
+        for _, fw, mode in SUMMARY_COLUMNS:
+            ref = _find(rs, fw, mode)
+            cells.append(_ratio(spore["median_ms"], ref["median_ms"])
+                         if ref and "error" not in ref else "-")
+        lines.append(f"| {wl} | {_fmt(spore['median_ms'])} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def compile_times(recs):
+    """W6: first-call time (ms) of each compiled mode on the workloads that have one."""
+    rows = [r for r in recs if r["workload"] in COMPILE_TIME_WORKLOADS
+            and (r["framework"], r["mode"]) in COMPILED_MODES]
+    if not rows:
+        return []
+    series = list(dict.fromkeys((r["framework"], r["mode"]) for r in rows))
+    lines = ["### W6 compile time: first call of the compiled function (ms; includes the "
+             "first step)", "", "| system | mode | " +
+             " | ".join(COMPILE_TIME_WORKLOADS) + " |",
+             "|---|---|" + "---|" * len(COMPILE_TIME_WORKLOADS)]
+    for fw, mode in series:
+        cells = []
+        for wl in COMPILE_TIME_WORKLOADS:
+            r = next((r for r in rows if r["workload"] == wl and r["framework"] == fw
+                      and r["mode"] == mode), None)
+            cells.append("-" if r is None else "not yet available" if "error" in r
+                         else _fmt(r.get("first_call_ms")))
+        lines.append(f"| {fw} | {mode} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def plot(recs, path):
@@ -101,7 +168,7 @@ def write_report(out_dir):
     recs = load(out_dir / "results.jsonl")
     notes = (out_dir / "notes.txt").read_text().strip() if (out_dir / "notes.txt").exists() \
         else ""
-    lines = ["# Benchmark results", ""] + tables(recs)
+    lines = ["# Benchmark results", ""] + summary(recs) + tables(recs) + compile_times(recs)
     if notes:
         lines += ["Notes:", ""] + [f"* {n}" for n in notes.splitlines()] + [""]
     if plot(recs, out_dir / "plot.png"):

@@ -243,6 +243,17 @@ class Primitive:
             return rule
         return deco
 
+    def returns_written_input(self):
+        """Make eager calls return the input Tensor they wrote into, the same object
+        (``ops.assign`` and the fused optimizer updates return their Parameter)."""
+        run = self._eager_generic
+
+        def eager(args, attrs):
+            run(args, attrs)
+            return args[0]
+        self.eager = eager
+        return self
+
     # -- dispatch -----------------------------------------------------------
     def __call__(self, *args, **attrs):
         if _scopes == 0:

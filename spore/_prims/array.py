@@ -979,15 +979,5 @@ assign_p = Primitive("Assign", _make_assign, kind="opaque", effect="state", n_in
                      inplace_of="AssignValue", infer=_assign_infer, prepare=_assign_prepare)
 
 
-def _inplace_result(prim):
-    """In-place primitives return the *same* Tensor object they wrote into."""
-    eager = prim._eager_generic
-
-    def run(args, attrs):
-        eager(args, attrs)
-        return args[0]
-    prim.eager = run
-
-
-_inplace_result(assign_p)
-_inplace_result(setitem_p)
+assign_p.returns_written_input()
+setitem_p.returns_written_input()

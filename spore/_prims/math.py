@@ -197,13 +197,24 @@ rsqrt_p = unary("Rsqrt", _make_rsqrt, "int_to_float")
 
 
 def _make_sigmoid(xp):
-    def sigmoid(x):
+    def stable(x):
         e = xp.asarray(xp.abs(x))         # 0-d ufunc results are scalars: keep an array
         xp.negative(e, out=e)
         xp.exp(e, out=e)                  # e = exp(-|x|): never overflows
         r = xp.asarray(e + 1)
         xp.reciprocal(r, out=r)           # 1 / (1 + e)
         return xp.where(x >= 0, r, e * r)
+
+    def sigmoid(x):
+        if x.dtype.itemsize < 4:          # float16 would lose its small outputs
+            return stable(x)
+        # 1 / (1 + exp(-x)) in three passes: exp overflows to inf only where the
+        # true value is below float32's normal range, and 1 / inf is its 0.
+        with np.errstate(over="ignore"):
+            e = xp.asarray(xp.negative(x))
+            xp.exp(e, out=e)
+        e += 1
+        return xp.reciprocal(e, out=e)
     return sigmoid
 
 

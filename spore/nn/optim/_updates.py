@@ -46,17 +46,6 @@ def _check_update(name, var, *same_shape, scalars=()):
     return ShapedArray(tuple(var.shape), var.dtype)
 
 
-def _returns_target(prim):
-    """In-place primitives return the Parameter they wrote into (as ``ops.assign`` does)."""
-    run = prim._eager_generic
-
-    def eager(args, attrs):
-        run(args, attrs)
-        return args[0]
-    prim.eager = eager
-    return prim
-
-
 # ----------------------------------------------------------------- ApplyMomentum
 def _blas_update(xp, *arrays):
     """NumPy BLAS's ``(axpy, scal)`` when the state arrays can be updated by them in
@@ -107,10 +96,11 @@ def _apply_momentum_infer(attrs, var, accum, lr, grad, momentum):
                          scalars=(("learning_rate", lr), ("momentum", momentum)))
 
 
-apply_momentum_p = _returns_target(P.Primitive(
+apply_momentum_p = P.Primitive(
     "ApplyMomentum", _make_apply_momentum, kind="opaque", effect="state", nondiff=True,
     n_inputs=5, infer=_apply_momentum_infer,
-    doc="ApplyMomentum(var, accum, lr, grad, momentum; use_nesterov): in place."))
+    doc="ApplyMomentum(var, accum, lr, grad, momentum; use_nesterov): in place.")
+apply_momentum_p.returns_written_input()
 
 
 # ----------------------------------------------------------------- SGD
@@ -144,10 +134,11 @@ def _sgd_infer(attrs, var, grad, lr, accum, momentum, stat):
                          scalars=(("learning_rate", lr), ("momentum", momentum)))
 
 
-sgd_p = _returns_target(P.Primitive(
+sgd_p = P.Primitive(
     "SGD", _make_sgd, kind="opaque", effect="state", nondiff=True, n_inputs=6,
     infer=_sgd_infer,
-    doc="SGD(var, grad, lr, accum, momentum, stat; dampening, weight_decay, nesterov)."))
+    doc="SGD(var, grad, lr, accum, momentum, stat; dampening, weight_decay, nesterov).")
+sgd_p.returns_written_input()
 
 
 # ----------------------------------------------------------------- Adam (+ AMSGrad)
@@ -187,7 +178,8 @@ def _adam_infer(attrs, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, ep
     return _check_update("Adam", var, *state, scalars=scalars)
 
 
-adam_p = _returns_target(P.Primitive(
+adam_p = P.Primitive(
     "Adam", _make_adam, kind="opaque", effect="state", nondiff=True, infer=_adam_infer,
     doc="Adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad[, vhat]; "
-        "use_nesterov): bias correction through the step size; vhat enables AMSGrad."))
+        "use_nesterov): bias correction through the step size; vhat enables AMSGrad.")
+adam_p.returns_written_input()
