@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -20,3 +22,44 @@ def test_runner_quick_smoke(tmp_path):
     assert "error" in spore[("W1a", "jit")]
     report = (tmp_path / "report.md").read_text()
     assert "W0 dispatch" in report and "spore" in report
+    assert "Summary" in report
+
+
+def test_gpu_request_without_gpu_backend_is_skipped_not_relabelled(tmp_path):
+    import os
+    env = dict(os.environ, SPORE_BENCH_DEVICE="GPU", SPORE_BENCH_QUICK="1")
+    r = subprocess.run([sys.executable, "bench_spore.py", "W0", "pynative"],
+                       cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True,
+                       timeout=120)
+    rec = json.loads(r.stdout.strip().splitlines()[-1])
+    import spore as ms
+    with pytest.warns(RuntimeWarning):
+        ms.set_context(device_target="GPU")
+    if ms.get_context("device_target") == "GPU":
+        pytest.skip("this machine has a GPU backend")
+    assert rec["device"] == "GPU" and "no GPU backend" in rec["error"]
+    assert "median_ms" not in rec
+
+
+def _rec(fw, mode, wl, ms_, first=None, **kw):
+    return dict(framework=fw, mode=mode, workload=wl, median_ms=ms_, min_ms=ms_, max_ms=ms_,
+                first_call_ms=first, **kw)
+
+
+def test_report_summary_ratios_and_compile_times():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report
+    finally:
+        sys.path.pop(0)
+    recs = [_rec("spore", "pynative", "W3", 3.0), _rec("torch", "eager", "W3", 2.0),
+            _rec("numpy", "numpy", "W3", 6.0), _rec("torch", "compile", "W3", 1.0, 900.0),
+            dict(framework="spore", mode="jit", workload="W3", error="not yet available")]
+    summary = "\n".join(report.summary(recs))
+    row = next(ln for ln in summary.splitlines() if ln.startswith("| W3 "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # Spore 3 ms: ÷ NumPy 0.50, ÷ torch eager 1.50, ÷ torch.compile 3.00, others absent
+    assert cells[:5] == ["W3", "3.00", "0.50", "1.50", "3.00"] and cells[5:] == ["-"] * 3
+    compile_rows = "\n".join(report.compile_times(recs))
+    assert "| torch | compile | - | 900 | - | - |" in compile_rows
+    assert "| spore | jit | - | not yet available | - | - |" in compile_rows
