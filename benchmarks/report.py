@@ -130,6 +130,10 @@ def compile_times(recs):
     return lines + [""]
 
 
+def _label(fw, mode):
+    return "NumPy by hand" if fw == "numpy" else f"{fw} {mode}"
+
+
 def plot(recs, path):
     try:
         import matplotlib
@@ -150,7 +154,7 @@ def plot(recs, path):
             if r:
                 xs.append(j + i * width)
                 ys.append(r["median_ms"])
-        ax.bar(xs, ys, width, label=f"{fw} {mode}")
+        ax.bar(xs, ys, width, label=_label(fw, mode))
     ax.set_yscale("log")
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(wls))])
     ax.set_xticklabels(wls)
