@@ -200,3 +200,20 @@ def run_grad(case, seed=0):
                                         for a in arrays], k)
         np.testing.assert_allclose(g.asnumpy(), want, rtol=case.grad_rtol, atol=case.grad_atol,
                                    err_msg=f"{case}: gradient of input {k}")
+
+
+def grad_case_fn(f, positions=None):
+    """``args -> d/d(args) sum(f(args) * W)`` for a fixed positive W drawn once.
+
+    Makes a first-order gradient into an op-table case of its own, so the
+    backward primitives it runs get their gradients checked too (second order).
+    ``positions`` defaults to every argument.
+    """
+    weights = {}
+
+    def fn(*args):
+        if "w" not in weights:
+            weights["w"] = ms.Tensor(np.random.default_rng(9).uniform(0.5, 1.5, f(*args).shape))
+        pos = tuple(range(len(args))) if positions is None else positions
+        return ms.ops.grad(lambda *a: (f(*a) * weights["w"]).sum(), grad_position=pos)(*args)
+    return fn

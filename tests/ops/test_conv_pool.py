@@ -7,7 +7,8 @@ import pytest
 import spore as ms
 from spore import ops
 from spore._core import primitive as P
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad,
+                                   run_infer)
 
 
 # ----------------------------------------------------------------- NumPy references
@@ -367,32 +368,22 @@ def test_max_pool_gradient_goes_to_the_first_maximum_only():
 
 
 # ----------------------------------------------------------------- second order
-def _grad_of(f, positions):
-    """x -> d/dx sum(f(x) * W), for a fixed W drawn once (a first-order gradient to check)."""
-    weights = {}
-
-    def fn(*args):
-        if "w" not in weights:
-            out = f(*args)
-            weights["w"] = ms.Tensor(np.random.default_rng(9).uniform(0.5, 1.5, out.shape))
-        return ops.grad(lambda *a: (f(*a) * weights["w"]).sum(), grad_position=positions)(*args)
-    return fn
 
 
 SECOND_ORDER = [
-    OpCase("conv2d", _grad_of(lambda x, w: ops.conv2d(x, w, None, 1, "same"), 0), None,
+    OpCase("conv2d", grad_case_fn(lambda x, w: ops.conv2d(x, w, None, 1, "same"), 0), None,
            [(2, 3, 5, 4), (2, 3, 3, 3)], id="d/dx conv2d"),
-    OpCase("conv2d", _grad_of(lambda x, w: ops.conv2d(x, w, None, 2, "pad", 1), 1), None,
+    OpCase("conv2d", grad_case_fn(lambda x, w: ops.conv2d(x, w, None, 2, "pad", 1), 1), None,
            [(2, 3, 5, 4), (2, 3, 3, 3)], id="d/dw conv2d"),
-    OpCase("conv2d", _grad_of(lambda x, w: ops.conv2d(x, w, groups=3), (0, 1)), None,
+    OpCase("conv2d", grad_case_fn(lambda x, w: ops.conv2d(x, w, groups=3), (0, 1)), None,
            [(2, 3, 5, 4), (3, 1, 3, 3)], id="d/dx,dw conv2d groups"),
-    OpCase("conv_transpose2d", _grad_of(lambda x, w: ops.conv_transpose2d(x, w, None, 2), (0, 1)),
-           None, [(1, 2, 3, 3), (2, 2, 3, 3)], id="d/dx,dw conv_transpose2d"),
-    OpCase("max_pool2d", _grad_of(lambda x: ops.max_pool2d(x, 3, 2, 1), 0), None, (2, 2, 5, 6),
+    OpCase("conv_transpose2d",
+           grad_case_fn(lambda x, w: ops.conv_transpose2d(x, w, None, 2), (0, 1)), None, [(1, 2, 3, 3), (2, 2, 3, 3)], id="d/dx,dw conv_transpose2d"),
+    OpCase("max_pool2d", grad_case_fn(lambda x: ops.max_pool2d(x, 3, 2, 1), 0), None, (2, 2, 5, 6),
            id="d/dx max_pool2d"),
-    OpCase("max_pool2d", _grad_of(lambda x: ops.max_pool2d(x, 2), 0), None, (2, 2, 4, 6),
+    OpCase("max_pool2d", grad_case_fn(lambda x: ops.max_pool2d(x, 2), 0), None, (2, 2, 4, 6),
            id="d/dx max_pool2d non-overlapping"),
-    OpCase("avg_pool2d", _grad_of(lambda x: ops.avg_pool2d(x, 3, 2, 1, True, False), 0), None,
+    OpCase("avg_pool2d", grad_case_fn(lambda x: ops.avg_pool2d(x, 3, 2, 1, True, False), 0), None,
            (2, 2, 5, 6), id="d/dx avg_pool2d"),
 ]
 

@@ -5,7 +5,8 @@ import pytest
 
 import spore as ms
 from spore import ops
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad,
+                                   run_infer)
 
 
 def np_log_softmax(x, axis):
@@ -185,23 +186,13 @@ def test_gradient(case):
     run_grad(case)
 
 
-def _grad_of(f):
-    weights = {}
-
-    def fn(x):
-        if "w" not in weights:
-            weights["w"] = ms.Tensor(np.random.default_rng(9).uniform(0.5, 1.5, f(x).shape))
-        return ops.grad(lambda x: (f(x) * weights["w"]).sum())(x)
-    return fn
-
-
 T5 = ms.Tensor(np.array([0, 2, 1, 3, 2], np.int32))
 
 
 @pytest.mark.parametrize("case", [
-    OpCase("cross_entropy", _grad_of(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))), None,
+    OpCase("cross_entropy", grad_case_fn(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))), None,
            (5, 4), id="cross_entropy-weight"),
-    OpCase("nll_loss", _grad_of(lambda x: ops.nll_loss(x, T5, reduction="none")), None, (5, 4),
+    OpCase("nll_loss", grad_case_fn(lambda x: ops.nll_loss(x, T5, reduction="none")), None, (5, 4),
            id="nll_loss-none"),
 ], ids=case_id)
 def test_second_order_gradient(case):
@@ -348,7 +339,7 @@ def test_loss_errors(call, exc, words):
 
 
 def test_nll_loss_grad_infer_matches_kernel():
-    case = OpCase("nll_loss", _grad_of(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))),
+    case = OpCase("nll_loss", grad_case_fn(lambda x: ops.cross_entropy(x, T5, ms.Tensor(W4))),
                   None, (5, 4))
     assert {"NLLLossGrad", "LogSoftmaxGrad"} <= set(run_infer(case))
 
