@@ -5,8 +5,8 @@
   inputs and must agree with what the kernel produced;
 * gradients against central finite differences in float64.
 
-Family test files (``tests/ops/test_<family>_ops.py``) hold only tables of
-``OpCase`` records and call ``run_forward`` / ``run_infer`` / ``run_grad``.
+Family test files (``tests/ops/test_<family>_ops.py``) hold tables of
+``OpCase`` records and get the three checks from ``table_tests``.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import pytest
 
 import spore as ms
 from spore._core import primitive as P
@@ -217,3 +218,28 @@ def grad_case_fn(f, positions=None):
         pos = tuple(range(len(args))) if positions is None else positions
         return ms.ops.grad(lambda *a: (f(*a) * weights["w"]).sum(), grad_position=pos)(*args)
     return fn
+
+
+def table_tests(cases, *, grad=True):
+    """The op-table checks of ``cases`` as pytest test functions, for a family test
+    file to bind at module level::
+
+        test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+
+    ``grad=False`` leaves out ``test_gradient`` (a table of non-differentiable ops).
+    """
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_forward(case):
+        run_forward(case)
+
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_infer_matches_kernel(case):
+        run_infer(case)
+
+    if not grad:
+        return test_forward, test_infer_matches_kernel
+
+    @pytest.mark.parametrize("case", [c for c in cases if c.grad], ids=case_id)
+    def test_gradient(case):
+        run_grad(case)
+    return test_forward, test_infer_matches_kernel, test_gradient

@@ -13,8 +13,7 @@ import spore as ms
 from spore import ops, Tensor
 from spore.ops._array import mirror_pad
 from spore._core import primitive as P
-from tests.helpers.optable import (OpCase, _InferChecker, case_id, make_inputs, run_forward,
-                                   run_grad, run_infer)
+from tests.helpers.optable import _InferChecker, OpCase, make_inputs, table_tests
 
 
 def _ints(*values, dtype=np.int64):
@@ -414,19 +413,7 @@ MORE = [
 ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD + MORE
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
 
 
 def test_backward_primitives_infer_matches_kernel():

@@ -7,8 +7,8 @@ import pytest
 import spore as ms
 from spore import ops
 from spore._core import primitive as P
-from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad,
-                                   run_infer)
+from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad, run_infer,
+                                   table_tests)
 
 
 # ----------------------------------------------------------------- NumPy references
@@ -250,19 +250,7 @@ POOL = [
 ALL = CONV + POOL
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
 
 
 # ----------------------------------------------------------------- MindSpore's values
@@ -378,7 +366,8 @@ SECOND_ORDER = [
     OpCase("conv2d", grad_case_fn(lambda x, w: ops.conv2d(x, w, groups=3), (0, 1)), None,
            [(2, 3, 5, 4), (3, 1, 3, 3)], id="d/dx,dw conv2d groups"),
     OpCase("conv_transpose2d",
-           grad_case_fn(lambda x, w: ops.conv_transpose2d(x, w, None, 2), (0, 1)), None, [(1, 2, 3, 3), (2, 2, 3, 3)], id="d/dx,dw conv_transpose2d"),
+           grad_case_fn(lambda x, w: ops.conv_transpose2d(x, w, None, 2), (0, 1)), None,
+           [(1, 2, 3, 3), (2, 2, 3, 3)], id="d/dx,dw conv_transpose2d"),
     OpCase("max_pool2d", grad_case_fn(lambda x: ops.max_pool2d(x, 3, 2, 1), 0), None, (2, 2, 5, 6),
            id="d/dx max_pool2d"),
     OpCase("max_pool2d", grad_case_fn(lambda x: ops.max_pool2d(x, 2), 0), None, (2, 2, 4, 6),

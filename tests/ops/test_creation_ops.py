@@ -10,7 +10,7 @@ import pytest
 import spore as ms
 from spore import ops, Tensor
 from spore._core import primitive as P
-from tests.helpers.optable import OpCase, case_id, run_forward, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 
 def _case(name, fn, ref, out_dtype, **kw):
@@ -84,14 +84,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
+test_forward, test_infer_matches_kernel = table_tests(CASES, grad=False)
 
 
 def test_creation_ops_are_primitives_with_static_attributes():

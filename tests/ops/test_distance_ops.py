@@ -4,7 +4,7 @@ import pytest
 
 import spore as ms
 from spore import ops
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 X = np.array([[1.0, 2, 3], [4, 5, 6], [0, 1, 0]], np.float32)
 
@@ -36,19 +36,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_infer(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
 
 
 def test_pdist_needs_a_matrix():

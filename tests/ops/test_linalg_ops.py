@@ -9,7 +9,7 @@ import pytest
 
 import spore as ms
 from spore import ops
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 T = ms.Tensor
 
@@ -181,19 +181,7 @@ MATRIX_FUNCTIONS = [
 ALL = PRODUCTS + CONTRACTIONS + EINSUM + MATRIX_FUNCTIONS
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
 
 
 # ----------------------------------------------------------------- shapes and dtypes

@@ -5,8 +5,8 @@ import pytest
 
 import spore as ms
 from spore import ops
-from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad,
-                                   run_infer)
+from tests.helpers.optable import (OpCase, case_id, grad_case_fn, run_forward, run_grad, run_infer,
+                                   table_tests)
 
 
 def np_log_softmax(x, axis):
@@ -171,19 +171,7 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize("case", TABLE, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", TABLE, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in TABLE if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(TABLE)
 
 
 T5 = ms.Tensor(np.array([0, 2, 1, 3, 2], np.int32))

@@ -2,12 +2,11 @@
 import math
 
 import numpy as np
-import pytest
 from scipy import special
 
 import spore as ms
 from spore import ops
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 POS = (0.2, 2.0)      # domain for ops defined on positives
 UNIT = (-0.9, 0.9)    # domain inside (-1, 1)
@@ -158,19 +157,7 @@ PLUMBING = [
 ALL = UNARY + BINARY + COMPOSITES + PLUMBING
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
 
 
 # ----------------------------------------------------------------- properties

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 import spore as ms
 from spore import ops
 from spore._prims import reduce as R
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 T = ms.Tensor
 
@@ -208,19 +208,7 @@ SCANS = (
 ALL = REDUCTIONS + NORMS + SCANS
 
 
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", ALL, ids=case_id)
-def test_infer_matches_kernel(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", [c for c in ALL if c.grad], ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
 
 
 # ----------------------------------------------------------------- MindSpore's dtypes

@@ -7,7 +7,7 @@ from scipy import special
 import spore as ms
 from spore import ops
 from spore._prims import specfun as S
-from tests.helpers.optable import OpCase, case_id, run_forward, run_grad, run_infer
+from tests.helpers.optable import OpCase, table_tests
 
 POS = (0.3, 4.0)
 CASES = [
@@ -21,19 +21,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_forward(case):
-    run_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_infer(case):
-    run_infer(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_gradient(case):
-    run_grad(case)
+test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
 
 
 def test_values_printed_by_mindspore():
