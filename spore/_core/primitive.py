@@ -335,8 +335,6 @@ class Primitive:
             kernel = self._cpu if backend is B.CPU else self.kernel(backend)
         try:
             out = kernel(*arrays, **attrs)
-        except (TypeError, ValueError, IndexError, RuntimeError) as e:
-            raise self._explain(e, arrays, attrs) from None
         except Exception as e:
             raise self._explain(e, arrays, attrs) from None
         if self.multiple_results:
