@@ -1,18 +1,23 @@
-"""Argument checks shared by the layers, with MindSpore's messages."""
+"""Argument checks shared by the layers (and the optimizers), with MindSpore's messages."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
 
 
-def positive_int(value, arg, owner):
+def where(owner):
+    """The start of MindSpore's argument messages: "For 'Dense', the" or "The"."""
+    return f"For '{owner}', the" if owner else "The"
+
+
+def positive_int(value, arg, owner=None):
     if isinstance(value, bool):
-        raise TypeError(f"For '{owner}', the '{arg}' must be int and must > 0, but got "
+        raise TypeError(f"{where(owner)} '{arg}' must be int and must > 0, but got "
                         f"'{value}' with type 'bool'.")
     if not isinstance(value, int):
-        raise TypeError(f"For '{owner}', the '{arg}' must be int, but got "
+        raise TypeError(f"{where(owner)} '{arg}' must be int, but got "
                         f"'{type(value).__name__}'")
     if value <= 0:
-        raise ValueError(f"For '{owner}', the '{arg}' must be int and must > 0, but got "
+        raise ValueError(f"{where(owner)} '{arg}' must be int and must > 0, but got "
                          f"'{value}' with type 'int'.")
     return value
 

@@ -6,26 +6,12 @@ types and wording so that scripts checking for them behave the same.
 """
 from __future__ import annotations
 
-
-def _where(cls_name):
-    return f"For '{cls_name}', the" if cls_name else "The"
+from ..layer._checks import positive_int as check_positive_int  # noqa: F401 (re-exported)
+from ..layer._checks import where as _where
 
 
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_positive_int(value, name, cls_name=None):
-    if isinstance(value, bool):
-        raise TypeError(f"{_where(cls_name)} '{name}' must be int and must > 0, but got "
-                        f"'{value}' with type 'bool'.")
-    if not _is_int(value):
-        raise TypeError(f"{_where(cls_name)} '{name}' must be int, but got "
-                        f"'{type(value).__name__}'")
-    if value <= 0:
-        raise ValueError(f"{_where(cls_name)} '{name}' must be int and must > 0, but got "
-                         f"'{value}' with type 'int'.")
-    return value
 
 
 def _check_number(value, name, cls_name):
