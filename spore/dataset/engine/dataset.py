@@ -26,7 +26,10 @@ class Dataset:
 
     # ------------------------------------------------------------- node protocol
     def _columns(self):
-        raise NotImplementedError
+        """Column names; a node that passes its input's columns through keeps this."""
+        if not self.children:
+            raise NotImplementedError
+        return self.children[0]._columns()
 
     def _rows(self, run):
         raise NotImplementedError

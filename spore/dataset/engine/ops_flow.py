@@ -19,9 +19,6 @@ class ShuffleDataset(Dataset):
         super().__init__([child])
         self.buffer_size = int(buffer_size)
 
-    def _columns(self):
-        return self.children[0]._columns()
-
     def _size(self):
         return self.children[0].get_dataset_size()
 
@@ -47,9 +44,6 @@ class RepeatDataset(Dataset):
         super().__init__([child])
         self.repeat_count = count
 
-    def _columns(self):
-        return self.children[0]._columns()
-
     def _size(self):
         size = self.children[0].get_dataset_size()
         # MindSpore reports one round's size for an endless repeat.
@@ -68,9 +62,6 @@ class TakeDataset(Dataset):
         super().__init__([child])
         self.count = count
 
-    def _columns(self):
-        return self.children[0]._columns()
-
     def _size(self):
         size = self.children[0].get_dataset_size()
         return size if self.count == -1 else min(size, self.count)
@@ -86,9 +77,6 @@ class SkipDataset(Dataset):
     def __init__(self, child, count):
         super().__init__([child])
         self.count = count
-
-    def _columns(self):
-        return self.children[0]._columns()
 
     def _size(self):
         return max(0, self.children[0].get_dataset_size() - self.count)
@@ -135,9 +123,6 @@ class ConcatDataset(Dataset):
                 raise ValueError(f"For 'concat', the datasets must have the same column names "
                                  f"in the same order, but got {first} and {child._columns()}.")
 
-    def _columns(self):
-        return self.children[0]._columns()
-
     def _size(self):
         return sum(c.get_dataset_size() for c in self.children)
 
@@ -152,9 +137,6 @@ class PositionSubsetDataset(Dataset):
     def __init__(self, child, positions):
         super().__init__([child])
         self.positions = np.sort(np.asarray(positions, dtype=np.int64))
-
-    def _columns(self):
-        return self.children[0]._columns()
 
     def _size(self):
         return len(self.positions)

@@ -178,9 +178,6 @@ class FilterDataset(_RowWise):
         check_columns_exist("filter", "input columns", self.input_columns, names)
         self.predicate = predicate
 
-    def _columns(self):
-        return self.children[0]._columns()
-
     def _size(self):
         return None
 
