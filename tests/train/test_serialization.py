@@ -17,6 +17,7 @@ import spore as ms
 from spore import nn
 from spore.train import serialization as S
 from spore.train import _ckpt_proto as proto
+from tests.data.golden_ckpt import APPEND as GOLDEN_APPEND, golden_values
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 MS_PYTHON = pathlib.Path("/work/venvs/ms/bin/python")
@@ -33,21 +34,6 @@ class Leaf(nn.Cell):
 
     def construct(self, x):
         return x
-
-
-def golden_values():
-    """The closed-form weights of tests/data/make_golden_ckpt.py."""
-    return {
-        "fc.weight": (np.arange(12, dtype=np.float32).reshape(4, 3) - 5.5) / 8,
-        "fc.bias": np.array([0.5, -0.25, 1.0, 2.0], np.float32),
-        "bn.moving_mean": np.array([0.1, 0.2, 0.3, 0.4], np.float32),
-        "bn.moving_variance": np.array([1.5, 2.5, 3.5, 4.5], np.float32),
-        "bn.gamma": np.array([1.0, 0.5, 2.0, -1.0], np.float32),
-        "bn.beta": np.array([0.0, 0.125, -0.125, 3.0], np.float32),
-    }
-
-
-GOLDEN_APPEND = {"epoch_num": 7, "lr": 0.125, "note": "golden ckpt", "use_bn": True}
 
 
 class DenseBN(nn.Cell):
