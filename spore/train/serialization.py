@@ -144,14 +144,21 @@ def _check_save_options(enc_key, enc_mode, crc_check, format):
     _check_type("save_checkpoint", "enc_key", enc_key, (type(None), bytes))
     _check_type("save_checkpoint", "enc_mode", enc_mode, str)
     _check_type("save_checkpoint", "crc_check", crc_check, bool)
-    if format == "safetensors" and (enc_key is not None or enc_mode != "AES-GCM"):
-        name, default = ("enc_key", None) if enc_key is not None else ("enc_mode", "AES-GCM")
-        raise ValueError(f"For 'save_checkpoint', when format is 'safetensors', the parameter "
+    _check_encryption("save_checkpoint", "enc", format, enc_key, enc_mode)
+
+
+def _check_encryption(api, prefix, format, key, mode):
+    """``{prefix}_key`` / ``{prefix}_mode`` left at their defaults: safetensors has no
+    encryption, and Spore implements none for .ckpt files."""
+    if format == "safetensors" and (key is not None or mode != "AES-GCM"):
+        name, default, got = ((f"{prefix}_key", None, key) if key is not None
+                              else (f"{prefix}_mode", "AES-GCM", mode))
+        raise ValueError(f"For '{api}', when format is 'safetensors', the parameter "
                          f"'{name}' must be set to default value '{default}', but got "
-                         f"'{enc_key if enc_key is not None else enc_mode}'.")
-    if enc_key is not None:
-        raise NotImplementedError("For 'save_checkpoint', Spore does not implement encrypted "
-                                  "checkpoints ('enc_key').")
+                         f"'{got}'.")
+    if key is not None:
+        raise NotImplementedError(f"For '{api}', Spore does not implement encrypted "
+                                  f"checkpoints ('{prefix}_key').")
 
 
 # ------------------------------------------------------------------ save_obj -> records
@@ -367,7 +374,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
                                ("dec_mode", dec_mode, str), ("crc_check", crc_check, bool),
                                ("remove_redundancy", remove_redundancy, bool)):
         _check_type("load_checkpoint", name, value, types)
-    _check_load_options(format, dec_key, dec_mode)
+    _check_encryption("load_checkpoint", "dec", format, dec_key, dec_mode)
     source = _check_file(ckpt_file_name, format)
     keep = _name_filter(specify_prefix, filter_prefix, choice_func)
     read = _read_ckpt if format == "ckpt" else _read_safetensors
@@ -427,17 +434,6 @@ def _check_prefix(prefix):
             raise ValueError("For 'load_checkpoint', the value of 'specify_prefix' or "
                              "'filter_prefix' can't include ''.")
     return prefix
-
-
-def _check_load_options(format, dec_key, dec_mode):
-    if format == "safetensors" and (dec_key is not None or dec_mode != "AES-GCM"):
-        name, default = ("dec_key", None) if dec_key is not None else ("dec_mode", "AES-GCM")
-        raise ValueError(f"For 'load_checkpoint', when format is 'safetensors', the parameter "
-                         f"'{name}' must be set to default value '{default}', but got "
-                         f"'{dec_key if dec_key is not None else dec_mode}'.")
-    if dec_key is not None:
-        raise NotImplementedError("For 'load_checkpoint', Spore does not implement encrypted "
-                                  "checkpoints ('dec_key').")
 
 
 def _check_file(file, format):

@@ -521,3 +521,27 @@ def test_codec_accepts_packed_dims_and_skips_unknown_fields():
     value = b"\x0a\x01w" + b"\x12" + bytes([len(tensor)]) + tensor
     entry, = proto.decode(b"\x0a" + bytes([len(value)]) + value)
     assert (entry.tag, entry.dims, bytes(entry.content)) == ("w", [2, 3], b"")
+
+
+def test_encryption_arguments_are_refused_clearly(tmp_path):
+    net = golden_net()
+    with pytest.raises(ValueError, match="when format is 'safetensors', the parameter 'enc_key' "
+                                         "must be set to default value 'None', but got 'b'k''"):
+        ms.save_checkpoint(net, str(tmp_path / "a.safetensors"), enc_key=b"k",
+                           format="safetensors")
+    with pytest.raises(ValueError, match="'enc_mode' must be set to default value 'AES-GCM', "
+                                         "but got 'AES-CBC'"):
+        ms.save_checkpoint(net, str(tmp_path / "a.safetensors"), enc_mode="AES-CBC",
+                           format="safetensors")
+    with pytest.raises(NotImplementedError, match=r"'save_checkpoint'.*encrypted.*'enc_key'"):
+        ms.save_checkpoint(net, str(tmp_path / "a.ckpt"), enc_key=b"k")
+    assert not (tmp_path / "a.ckpt").exists()
+    ms.save_checkpoint(net, str(tmp_path / "a.ckpt"))
+    with pytest.raises(NotImplementedError, match=r"'load_checkpoint'.*encrypted.*'dec_key'"):
+        ms.load_checkpoint(str(tmp_path / "a.ckpt"), dec_key=b"k")
+    ms.save_checkpoint(net, str(tmp_path / "a.safetensors"), format="safetensors")
+    with pytest.raises(ValueError, match="'load_checkpoint', when format is 'safetensors', the "
+                                         "parameter 'dec_mode' must be set to default value "
+                                         "'AES-GCM', but got 'AES-CBC'"):
+        ms.load_checkpoint(str(tmp_path / "a.safetensors"), dec_mode="AES-CBC",
+                           format="safetensors")
