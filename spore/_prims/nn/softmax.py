@@ -88,6 +88,15 @@ def _fast_rows(xp, x):
     return bool(xp.max(x) <= EXP_SAFE)
 
 
+def _redo_rows(xp, x, out, low, block):
+    """Recompute the ``low`` rows (their sum of exponentials underflowed) with ``block``,
+    the max-shifted form."""
+    if low.any():
+        exact = xp.empty((int(low.sum()), x.shape[1]), x.dtype)
+        block(xp, x[low], exact, axis=-1)
+        out[low] = exact
+
+
 def _softmax_rows(xp, x, out):
     if not _fast_rows(xp, x):
         _softmax_block(xp, x, out, axis=-1)
@@ -98,10 +107,7 @@ def _softmax_rows(xp, x, out):
     with np.errstate(divide="ignore", invalid="ignore"):    # low rows are redone below
         xp.reciprocal(s, out=s)
         out *= s
-    if low.any():
-        exact = xp.empty((int(low.sum()), x.shape[1]), x.dtype)
-        _softmax_block(xp, x[low], exact, axis=-1)
-        out[low] = exact
+    _redo_rows(xp, x, out, low, _softmax_block)
 
 
 def _log_softmax_rows(xp, x, out):
@@ -114,10 +120,7 @@ def _log_softmax_rows(xp, x, out):
     with np.errstate(divide="ignore"):                       # low rows are redone below
         xp.log(s, out=s)
     xp.subtract(x, s, out=out)
-    if low.any():
-        exact = xp.empty((int(low.sum()), x.shape[1]), x.dtype)
-        _log_softmax_block(xp, x[low], exact, axis=-1)
-        out[low] = exact
+    _redo_rows(xp, x, out, low, _log_softmax_block)
 
 
 def _softmax_block(xp, x, out, axis):
