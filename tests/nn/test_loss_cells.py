@@ -220,3 +220,18 @@ def test_cross_entropy_loss_gradient_float32():
     e = np.exp(logits - logits.max(1, keepdims=True))
     sm = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(g.asnumpy(), (sm - np.eye(3)[[0, 1]]) / 2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make, arg", [
+    (lambda v: nn.HuberLoss(delta=v), "'HuberLoss', the 'delta'"),
+    (lambda v: nn.DiceLoss(smooth=v), "'DiceLoss', the 'smooth'"),
+])
+@pytest.mark.parametrize("value", [0, -1.5, True, "1"])
+def test_positive_float_arguments(make, arg, value):
+    with pytest.raises(ValueError, match=f"For {arg} must be a positive float, but got {value}"):
+        make(value)
+
+
+def test_positive_float_arguments_are_stored_as_float():
+    assert type(nn.HuberLoss(delta=2).delta) is float and nn.HuberLoss(delta=2).delta == 2.0
+    assert type(nn.DiceLoss(smooth=1).smooth) is float and nn.DiceLoss(smooth=1).smooth == 1.0

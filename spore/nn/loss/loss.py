@@ -22,6 +22,13 @@ def _check_tensor(name, value, owner):
                         f"'{type(value).__name__}'")
 
 
+def _positive_float(name, value, owner):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"For '{owner}', the '{name}' must be a positive float, but got "
+                         f"{value}.")
+    return float(value)
+
+
 def _check_type(name, value, types, owner):
     if isinstance(value, bool) or not isinstance(value, types):
         want = types.__name__ if isinstance(types, type) else types[0].__name__
@@ -134,10 +141,7 @@ class HuberLoss(LossBase):
 
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction)
-        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or delta <= 0:
-            raise ValueError(f"For 'HuberLoss', the 'delta' must be a positive float, but got "
-                             f"{delta}.")
-        self.delta = float(delta)
+        self.delta = _positive_float("delta", delta, "HuberLoss")
 
     def construct(self, logits, labels):
         _check_tensor("logits", logits, "HuberLoss")

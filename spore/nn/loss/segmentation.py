@@ -7,7 +7,7 @@ from ..._dtype import int32, uint8
 from ..._tensor import Tensor
 from ..cell import Cell
 from ..layer.activation import get_activation
-from .loss import LossBase, _check_tensor
+from .loss import LossBase, _check_tensor, _positive_float
 
 __all__ = ["DiceLoss", "MultiClassDiceLoss", "FocalLoss"]
 
@@ -21,10 +21,7 @@ class DiceLoss(LossBase):
 
     def __init__(self, smooth=1e-5):
         super().__init__()
-        if isinstance(smooth, bool) or not isinstance(smooth, (int, float)) or smooth <= 0:
-            raise ValueError(f"For 'DiceLoss', the 'smooth' must be a positive float, but got "
-                             f"{smooth}.")
-        self.smooth = float(smooth)
+        self.smooth = _positive_float("smooth", smooth, "DiceLoss")
 
     def construct(self, logits, label):
         _check_tensor("logits", logits, "DiceLoss")
