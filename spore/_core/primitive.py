@@ -282,6 +282,7 @@ class Primitive:
                     b = y._data
                     if a.dtype is b.dtype and type(b) is _ndarray \
                             and self.policy(self, a.dtype) is a.dtype:
+                        # _fast inlined: the commonest op call (W0: ~5% of its time)
                         try:
                             out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
                         except Exception as e:
