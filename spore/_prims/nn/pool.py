@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _native
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .._base import dtype_name
+from . import _loops
 from ._common import check_float, compute_dtype, scratch, validated
 
 MAX_GEOMETRY = ("kernel", "stride", "pads", "dilation")
@@ -106,11 +108,44 @@ def _geometry(attrs, names):
 
 
 # ----------------------------------------------------------------- max pooling
+# NOTE: [Compiled 2x2 pooling]
+# The common 2x2 window with stride 2 (no padding or dilation) runs as one compiled
+# pass (NOTE: [Native loops]): the taps path makes about fifteen passes over strided
+# 2-D views and pays NumPy's per-row cost in each (LeNet's first pooling: 0.19 ms
+# forward and 0.19 ms backward, against 0.08 ms each compiled).
+def _native_2x2(xp, kernel, stride, pads, dilation, dtype):
+    return (xp is np and _native.enabled() and tuple(kernel) == (2, 2)
+            and tuple(stride) == (2, 2) and not any(pads) and tuple(dilation) == (1, 1)
+            and np.dtype(dtype) in _loops.FLOATS)
+
+
+def _max_pool_2x2(x):
+    n, c, h, w = x.shape
+    y = np.empty((n, c, h // 2, w // 2), x.dtype)
+    won = np.empty(y.shape, tap_dtype({"kernel": (2, 2)}))
+    if y.size:
+        _loops.max_pool_2x2(np.ascontiguousarray(x).reshape(-1), h, w, y.reshape(-1),
+                            won.reshape(-1))
+    return y, won
+
+
+def _max_scatter_2x2(dy, won, input_shape):
+    h, w = input_shape[2:]
+    dx = (np.zeros if h % 2 or w % 2 else np.empty)(input_shape, dy.dtype)   # uncovered edge
+    if dy.size:
+        _loops.max_scatter_2x2(np.ascontiguousarray(dy).reshape(-1),
+                               np.ascontiguousarray(won).reshape(-1), h, w, dx.reshape(-1))
+    return dx
+
+
 def _make_max_pool(xp):
     def max_pool(x, *, kernel, stride, pads, dilation):
         attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
         dt = x.dtype
         cdt = compute_dtype(dt)
+        if _native_2x2(xp, kernel, stride, pads, dilation, cdt):
+            y, won = _max_pool_2x2(x.astype(cdt, copy=False))
+            return y.astype(dt, copy=False), won
         xpad = _pad(xp, x.astype(cdt, copy=False), pads, _lowest(cdt))
         taps = [xpad[:, :, rows, cols]
                 for rows, cols in _taps(attrs, pool_output_hw(x.shape[2:], attrs))]
@@ -136,6 +171,8 @@ def _first_winner(xp, taps, y, dtype):
 
 def _make_max_scatter(xp):
     def max_pool_scatter(dy, won, *, input_shape, kernel, stride, pads, dilation):
+        if _native_2x2(xp, kernel, stride, pads, dilation, dy.dtype):
+            return _max_scatter_2x2(dy, won, input_shape)
         attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
         dxp = _zero_grad(xp, input_shape, pads, dy.dtype)
         overlap = _overlapping(attrs)
