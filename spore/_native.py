@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import warnings
 
 _installed = importlib.util.find_spec("numba") is not None
 _enabled = _installed and os.environ.get("SPORE_NATIVE", "1") != "0"
@@ -60,12 +61,31 @@ class _Lazy:
 
     def __call__(self, *args):
         f = self._compiled
-        if f is None:
+        if f is not None:
+            return f(*args)
+        try:
             import numba
-            # no fastmath: the loops must keep IEEE semantics (NaN, signed zeros)
-            f = self._compiled = numba.njit(cache=True, boundscheck=False,
-                                            error_model="numpy")(self._fn)
-        return f(*args)
+            from numba.core.errors import NumbaError
+        except Exception as exc:            # a broken install: numba present, not importable
+            return self._give_up(exc, args)
+        # no fastmath: the loops must keep IEEE semantics (NaN, signed zeros)
+        compiled = numba.njit(cache=True, boundscheck=False, error_model="numpy")(self._fn)
+        try:
+            out = compiled(*args)             # compiles for these argument types
+        except NumbaError as exc:
+            return self._give_up(exc, args)
+        self._compiled = compiled
+        return out
+
+    def _give_up(self, exc, args):
+        """Numba cannot serve: warn once, switch every kernel to its NumPy path, and
+        finish this call with the uncompiled loop (same values, just slow)."""
+        set_enabled(False)
+        warnings.warn(f"Spore's compiled loops are off: Numba failed on "
+                      f"'{self.__name__}' ({type(exc).__name__}: {exc}); the NumPy "
+                      f"kernels are used instead (SPORE_NATIVE=0 silences this).",
+                      RuntimeWarning, stacklevel=3)
+        return self._fn(*args)
 
     def py_func(self, *args):
         """The uncompiled loop (what the tests' coverage of the loop logic runs)."""

@@ -203,3 +203,27 @@ def test_import_spore_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_a_numba_failure_falls_back_to_numpy_with_one_warning(monkeypatch):
+    """A loop Numba cannot compile: a warning, the right values, NumPy paths afterwards."""
+    from numba.core.errors import TypingError
+
+    def broken_njit(**options):
+        def compile_(fn):
+            def run(*args):
+                raise TypingError("simulated failure")
+            return run
+        return compile_
+    monkeypatch.setattr(numba, "njit", broken_njit)
+    loop = _native.jit(_loops.max_pool_2x2._fn)                # a fresh, uncompiled loop
+    x = np.array([1, 5, 2, 3, 7, 0, 4, 4], np.float32)          # one 2x4 plane, two windows
+    y, won = np.empty(2, np.float32), np.empty(2, np.int8)
+    try:
+        with pytest.warns(RuntimeWarning, match="compiled loops are off.*simulated failure"):
+            loop(x, 2, 4, y, won)
+        assert not _native.enabled()
+    finally:
+        _native.set_enabled(True)
+    np.testing.assert_array_equal(y, [7, 4])
+    np.testing.assert_array_equal(won, [2, 2])
