@@ -6,15 +6,21 @@ short strided rows, and produces the same bits: the same comparisons in the
 same order, the same additions. They take C-contiguous arrays and write into
 ``out`` arrays the caller allocates. Inner loops run over 1-D slices, the form
 Numba vectorises; index arithmetic on many-dimensional arrays is several times
-slower here. The kernels call them only when ``spore._native.enabled()``.
+slower here. The kernels call them only where ``usable`` says so.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ... import _native
 from ..._native import jit
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))   # the dtypes the loops compile for
+
+
+def usable(xp, dtype):
+    """Whether a NumPy-backend kernel on ``dtype`` data should call the loops now."""
+    return xp is np and _native.enabled() and np.dtype(dtype) in FLOATS
 
 
 @jit

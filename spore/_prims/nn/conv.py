@@ -33,7 +33,6 @@ import weakref
 
 import numpy as np
 
-from ... import _native
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from ..reduce import sum_p
@@ -75,13 +74,9 @@ def _row_layout(stride):
     return tuple(stride) == (1, 1)
 
 
-def _native_rows(xp, dtype):
-    """Whether the row layout's copies run as compiled loops (NOTE: [Native loops]):
-    NumPy pays its per-row cost on every short output row (LeNet's first convolution:
-    0.12 ms to crop its GEMM output, 0.02 ms compiled)."""
-    return xp is np and _native.enabled() and np.dtype(dtype) in _loops.FLOATS
-
-
+# The row layout's copies run as compiled loops where _loops.usable (NOTE: [Native
+# loops]): NumPy pays its per-row cost on every short output row (LeNet's first
+# convolution: 0.12 ms to crop its GEMM output, 0.02 ms compiled).
 def _im2col(xp, x, khw, stride, pads, dilation, batch_inner=False):
     """Columns (N, C*kh*kw, L) of the padded input, with (OH, OW, row) as in the NOTE.
 
@@ -112,7 +107,7 @@ def _im2col(xp, x, khw, stride, pads, dilation, batch_inner=False):
     if (kh, kw) == (1, 1) and not batch_inner and geometry[2] is not None:
         return (view.reshape(cols_shape),) + geometry        # already a plain view of x
     cols = scratch(xp, "im2col", shape, x.dtype)
-    if _native_rows(xp, x.dtype) and geometry[2] is not None and (dh, dw) == (1, 1):
+    if _loops.usable(xp, x.dtype) and geometry[2] is not None and (dh, dw) == (1, 1):
         taps_n = (c * kh * kw, n) if batch_inner else (n, c * kh * kw)
         _loops.im2col_rows(x, kh, kw, batch_inner, cols.reshape(taps_n + (length,)))
     else:
@@ -124,7 +119,7 @@ def _from_cols(xp, y, oh, ow, row, bias, out):
     """Write the row-layout (N, O, L) GEMM output ``y`` into ``out`` (N, O, OH, OW), adding
     the bias in the same pass."""
     n, o, _ = y.shape
-    if _native_rows(xp, y.dtype) and y.flags.c_contiguous:
+    if _loops.usable(xp, y.dtype) and y.flags.c_contiguous:
         _loops.crop_rows(y, row, np.zeros(o, y.dtype) if bias is None else bias, bias is not None, out)
         return
     sn, so, sl = y.strides
@@ -141,7 +136,7 @@ def _to_cols(xp, dy, row):
     if row is None:
         return xp.ascontiguousarray(dy).reshape(n, o, oh * ow)
     buf = scratch(xp, "conv-dy", (n, o, oh, row), dy.dtype)
-    if _native_rows(xp, dy.dtype):
+    if _loops.usable(xp, dy.dtype):
         _loops.pad_rows(xp.ascontiguousarray(dy), row, buf)
     else:
         buf[..., ow:] = 0
@@ -380,7 +375,7 @@ def _make_filter_grad(xp):
         per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
         for lo, hi in _chunks(x.shape[0], per_sample):
             cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation, one_gemm)
-            if one_gemm and groups == 1 and row is not None and _native_rows(xp, cdt):
+            if one_gemm and groups == 1 and row is not None and _loops.usable(xp, cdt):
                 dw += _filter_grad_rows(xp, cols, dy[lo:hi], row)
             else:
                 dw += _filter_grad_chunk(xp, cols, _to_cols(xp, dy[lo:hi], row), groups,

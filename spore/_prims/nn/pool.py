@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _native
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .._base import dtype_name
@@ -114,9 +113,8 @@ def _geometry(attrs, names):
 # 2-D views and pays NumPy's per-row cost in each (LeNet's first pooling: 0.19 ms
 # forward and 0.19 ms backward, against 0.08 ms each compiled).
 def _native_2x2(xp, kernel, stride, pads, dilation, dtype):
-    return (xp is np and _native.enabled() and tuple(kernel) == (2, 2)
-            and tuple(stride) == (2, 2) and not any(pads) and tuple(dilation) == (1, 1)
-            and np.dtype(dtype) in _loops.FLOATS)
+    return (_loops.usable(xp, dtype) and tuple(kernel) == (2, 2) and tuple(stride) == (2, 2)
+            and not any(pads) and tuple(dilation) == (1, 1))
 
 
 def _max_pool_2x2(x):
