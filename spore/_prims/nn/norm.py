@@ -173,13 +173,21 @@ layer_norm_grad_p = P.Primitive("LayerNormGrad",
 
 
 # ----------------------------------------------------------------- gradient rules
-@layer_norm_p.def_grad(inputs=(0, 1))
-def _layer_norm_grad(attrs, inputs, out, douts):
-    x, *affine = inputs
-    dy = douts[0]
-    if dy is None:      # only mean/rstd were used: statistics are not trained through
-        return (None,) * len(inputs)
-    return tuple(layer_norm_grad_p(x, dy, *affine[:1], **attrs))
+def _normalization_grad(grad_p):
+    """The rule of a normalisation (x, [gamma, beta]) -> (y, statistics...): its gradient
+    primitive takes (x, dy, [gamma]). Only ``y`` carries a gradient; when only the
+    statistics were used (LayerNorm's mean/rstd, BatchNorm's running-stat updates)
+    nothing is trained through them."""
+    def rule(attrs, inputs, out, douts):
+        x, *affine = inputs
+        dy = douts[0]
+        if dy is None:
+            return (None,) * len(inputs)
+        return tuple(grad_p(x, dy, *affine[:1], **attrs))
+    return rule
+
+
+layer_norm_p.def_grad(inputs=(0, 1))(_normalization_grad(layer_norm_grad_p))
 
 
 def layer_norm_backward(x, dy, *gamma, axis, eps):
@@ -319,13 +327,7 @@ batch_norm_grad_p = P.Primitive("BatchNormGrad",
                                 infer=_batch_norm_grad_infer)
 
 
-@batch_norm_p.def_grad(inputs=(0, 1))
-def _batch_norm_grad(attrs, inputs, out, douts):
-    x, *affine = inputs
-    dy = douts[0]
-    if dy is None:      # only the statistics were used (running-stat updates)
-        return (None,) * len(inputs)
-    return tuple(batch_norm_grad_p(x, dy, *affine[:1], **attrs))
+batch_norm_p.def_grad(inputs=(0, 1))(_normalization_grad(batch_norm_grad_p))
 
 
 def batch_norm_backward(x, dy, *gamma, eps):
