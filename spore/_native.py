@@ -53,8 +53,9 @@ def disabled():
 class _Lazy:
     """A Numba function compiled at its first call."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, fastmath=False):
         self._fn = fn
+        self._fastmath = fastmath
         self._compiled = None
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -68,8 +69,8 @@ class _Lazy:
             from numba.core.errors import NumbaError
         except Exception as exc:            # a broken install: numba present, not importable
             return self._give_up(exc, args)
-        # no fastmath: the loops must keep IEEE semantics (NaN, signed zeros)
-        compiled = numba.njit(cache=True, boundscheck=False, error_model="numpy")(self._fn)
+        compiled = numba.njit(cache=True, boundscheck=False, error_model="numpy",
+                              fastmath=self._fastmath)(self._fn)
         try:
             out = compiled(*args)             # compiles for these argument types
         except NumbaError as exc:
@@ -92,5 +93,18 @@ class _Lazy:
         return self._fn(*args)
 
 
-def jit(fn):
-    return _Lazy(fn)
+# The only fastmath flags a loop may ask for: "contract" (fused multiply-add) and
+# "reassoc" (reordered sums, so reductions vectorise). Both change rounding only;
+# the flags that would drop IEEE semantics (NaN, infinities, signed zeros) are refused.
+FASTMATH_ALLOWED = frozenset({"contract", "reassoc"})
+
+
+def jit(fn=None, *, fastmath=frozenset()):
+    """``@jit`` or ``@jit(fastmath={"contract", ...})``: a loop compiled at its first call."""
+    fastmath = frozenset(fastmath)
+    if not fastmath <= FASTMATH_ALLOWED:
+        raise ValueError(f"fastmath flags {sorted(fastmath - FASTMATH_ALLOWED)} would change "
+                         f"IEEE semantics; allowed: {sorted(FASTMATH_ALLOWED)}")
+    if fn is None:
+        return lambda f: _Lazy(f, set(fastmath) or False)
+    return _Lazy(fn, set(fastmath) or False)

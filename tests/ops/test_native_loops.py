@@ -1,9 +1,11 @@
 """The compiled loops (spore._native, NOTE: [Native loops]) against the NumPy paths.
 
-Both paths must give the same bits: every case runs the kernel twice, once with
-the compiled loops and once inside ``_native.disabled()``, and compares with
-``array_equal``. The NumPy paths themselves are checked against references in
-test_conv_pool.py; this file pins that switching paths changes nothing.
+Every case runs the kernel twice, once with the compiled loops and once inside
+``_native.disabled()``. Layout loops (pooling, im2col, crops) must give the same
+bits (``array_equal``); the direct convolution loops (NOTE: [Direct
+convolution]) sum in another order than the GEMM, so they must agree to
+rounding, with NaN and infinities in the same places. The NumPy paths
+themselves are checked against references in test_conv_pool.py.
 """
 import os
 import subprocess
@@ -42,6 +44,18 @@ def assert_same(a, b, signed_zeros=True):
         if signed_zeros and x.dtype.kind == "f":
             zeros = x == 0
             assert np.array_equal(np.signbit(x[zeros]), np.signbit(y[zeros]))
+
+
+def assert_rounding_close(a, b):
+    """Equal to rounding (the direct loops' sums run in another order than the GEMM's),
+    with NaN in the same places and infinities equal."""
+    assert a.dtype == b.dtype and a.shape == b.shape
+    tol = 2e-5 if a.dtype == np.float32 else 1e-12
+    finite = np.isfinite(b)
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    assert np.array_equal(a[np.isinf(b)], b[np.isinf(b)])
+    scale = np.abs(b[finite]).max(initial=1.0)
+    np.testing.assert_allclose(a[finite], b[finite], rtol=tol, atol=tol * scale)
 
 
 # ----------------------------------------------------------------- pooling
@@ -129,7 +143,28 @@ CONV_CASES = [
     ((2, 3, 9, 9), (4, 3, 3, 3), (1, 1), (1, 1, 1, 1), (2, 2), 1),         # dilated
     ((2, 3, 6, 5), (4, 3, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),         # 1x1
     ((4, 8, 12, 12), (16, 8, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1),      # one-GEMM grad
+    ((2, 3, 20, 30), (5, 3, 3, 4), (1, 1), (1, 0, 2, 1), (1, 1), 1),       # direct, per sample
+    ((1, 2, 6, 5), (3, 2, 2, 2), (1, 1), (0, 0, 0, 0), (1, 1), 1),         # direct, batch of 1
+    ((3, 2, 4, 4), (80, 2, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),        # GEMM (80 outputs)
+    ((2, 20, 6, 6), (4, 20, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),       # GEMM (180 taps)
 ]
+
+
+def direct_parts(case):
+    """Which of (forward, filter gradient) take the direct loops for a CONV_CASES case."""
+    xs, ws, stride, pads, dilation, groups = case
+    ok = conv._direct(np, np.dtype(np.float32), ws[1], ws[2:], stride, dilation, groups, 1)
+    return (ok and ws[0] <= conv.DIRECT_FORWARD_CHANNELS,
+            ok and ws[0] <= conv.DIRECT_FILTER_GRAD_CHANNELS)
+
+
+def test_direct_convolution_covers_lenet_and_not_wide_layers():
+    assert direct_parts(CONV_CASES[0]) == (True, True)       # LeNet conv1: 25 taps, 6 outputs
+    assert direct_parts(CONV_CASES[1]) == (True, True)       # LeNet conv2: 150 taps, 16 outputs
+    assert direct_parts(CONV_CASES[-2]) == (False, False)    # 80 output channels
+    assert direct_parts(CONV_CASES[-1]) == (False, False)    # 180 taps
+    for case in CONV_CASES[3:7]:                             # grouped, strided, dilated, 1x1
+        assert direct_parts(case) == (False, False)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -142,12 +177,61 @@ def test_conv_kernels_match_numpy_path(case, dtype):
     b = rng.standard_normal(ws[0]).astype(dtype)
     g = dict(stride=stride, pads=pads, dilation=dilation, groups=groups)
     fwd, dgrad, wgrad = conv._make_conv2d(np), conv._make_input_grad(np), conv._make_filter_grad(np)
+    forward_direct, filter_direct = direct_parts(case)
+    check_forward = assert_rounding_close if forward_direct else assert_same
     y, y0 = both_paths(lambda: fwd(x, w, b, **g))
-    assert_same(y, y0)
-    assert_same(*both_paths(lambda: fwd(x, w, **g)))
+    check_forward(y, y0)
+    check_forward(*both_paths(lambda: fwd(x, w, **g)))
     dy = rng.standard_normal(y.shape).astype(dtype)
     assert_same(*both_paths(lambda: dgrad(dy, w, input_shape=xs, **g)))
-    assert_same(*both_paths(lambda: wgrad(x, dy, filter_shape=ws, **g)))
+    (assert_rounding_close if filter_direct else assert_same)(
+        *both_paths(lambda: wgrad(x, dy, filter_shape=ws, **g)))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")    # NumPy path on NaN
+@pytest.mark.parametrize("layout", ["per sample", "batch inner"])
+def test_direct_convolution_runs_its_loops_and_propagates_nan_and_inf(layout, monkeypatch):
+    calls = []
+    for name in ("correlate_rows", "correlate_rows_filter_grad", "batch_inner_rows"):
+        loop = getattr(_loops, name)
+        monkeypatch.setattr(_loops, name, lambda *a, _loop=loop, _n=name: (calls.append(_n),
+                                                                            _loop(*a))[1])
+    n, hw = (3, (6, 7)) if layout == "batch inner" else (2, (24, 40))
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((n, 2) + hw).astype(np.float32)
+    x[0, 1, 2, 3], x[1, 0, 4, 4], x[-1, 0, 0, 0] = np.nan, np.inf, -np.inf
+    w = rng.standard_normal((5, 2, 3, 3)).astype(np.float32)            # odd channel count
+    g = dict(stride=(1, 1), pads=(1, 0, 2, 1), dilation=(1, 1), groups=1)
+    fwd, wgrad = conv._make_conv2d(np), conv._make_filter_grad(np)
+    y, y0 = both_paths(lambda: fwd(x, w, **g))
+    assert np.isnan(y).any() and np.isinf(y).any()
+    assert_rounding_close(y, y0)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy[0, 0, 1, 1] = np.inf
+    assert_rounding_close(*both_paths(lambda: wgrad(x, dy, filter_shape=w.shape, **g)))
+    assert {"correlate_rows", "correlate_rows_filter_grad"} <= set(calls)
+    assert ("batch_inner_rows" in calls) == (layout == "batch inner")
+
+
+def test_direct_convolution_matches_a_float64_reference():
+    """The direct loops against an independent sum over taps, in float64."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 2, 7, 6))
+    w = rng.standard_normal((3, 2, 3, 2))
+    b = rng.standard_normal(3)
+    y = conv._make_conv2d(np)(x, w, b, stride=(1, 1), pads=(0, 0, 0, 0), dilation=(1, 1),
+                              groups=1)
+    ref = np.zeros((3, 3, 5, 5)) + b[:, None, None]
+    for i in range(3):
+        for j in range(2):
+            ref += np.einsum("nchw,oc->nohw", x[:, :, i:i + 5, j:j + 5], w[:, :, i, j])
+    np.testing.assert_allclose(y, ref, rtol=1e-13, atol=1e-13)
+    dy = rng.standard_normal(y.shape)
+    dw = conv._make_filter_grad(np)(x, dy, filter_shape=w.shape, stride=(1, 1),
+                                    pads=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+    ref_dw = np.stack([np.einsum("nohw,nchw->oc", dy, x[:, :, i:i + 5, j:j + 5])
+                       for i in range(3) for j in range(2)], -1).reshape(w.shape)
+    np.testing.assert_allclose(dw, ref_dw, rtol=1e-13, atol=1e-13)
 
 
 def test_conv_layer_training_gradients_agree_across_paths():
@@ -162,7 +246,8 @@ def test_conv_layer_training_gradients_agree_across_paths():
         loss, grads = grad(x)
         return (loss.asnumpy(),) + tuple(g.asnumpy() for g in grads)
     compiled, plain = both_paths(run)
-    assert_same(compiled, plain)
+    for a, b in zip(compiled, plain):                        # both layers run direct loops
+        assert_rounding_close(a, b)
 
 
 # ----------------------------------------------------------------- the loops themselves
@@ -182,6 +267,29 @@ def test_loops_as_plain_python_give_the_compiled_results():
     _loops.im2col_rows.py_func(x, 3, 3, False, cols1)
     assert_same(cols, cols1)
     assert_same(cols[1, 5], x[1, 0].reshape(-1)[1 * 7 + 2:1 * 7 + 2 + cols.shape[2]])
+    rows, rows1 = np.empty((3, 6 * 9 * 2), np.float32), np.empty((3, 6 * 9 * 2), np.float32)
+    x = rng.standard_normal((2, 3, 6, 7)).astype(np.float32)
+    _loops.batch_inner_rows(x, 9, rows)
+    _loops.batch_inner_rows.py_func(x, 9, rows1)
+    assert_same(rows, rows1)
+    assert_same(rows.reshape(3, 6, 9, 2), np.pad(x.transpose(1, 2, 3, 0),
+                                                  ((0, 0), (0, 0), (0, 2), (0, 0))))
+    offs = conv._tap_offsets(2, 3, 9) * 2
+    w = rng.standard_normal((3, 3, 6)).astype(np.float32)
+    out, out1 = np.empty((1, 3, 100), np.float32), np.empty((1, 3, 100), np.float32)
+    _loops.correlate_rows(rows[None], offs, w, 80, out)
+    _loops.correlate_rows.py_func(rows[None], offs, w, 80, out1)
+    assert_rounding_close(out[..., :80], out1[..., :80])
+    dw, dw1 = np.empty((3, 3, 6), np.float32), np.empty((3, 3, 6), np.float32)
+    _loops.correlate_rows_filter_grad(rows[None], out, offs, 80, dw)
+    _loops.correlate_rows_filter_grad.py_func(rows[None], out, offs, 80, dw1)
+    assert_rounding_close(dw, dw1)
+
+
+def test_jit_refuses_fastmath_flags_that_change_ieee_semantics():
+    with pytest.raises(ValueError, match="nnan"):
+        _native.jit(fastmath={"nnan", "contract"})
+    assert _native.jit(fastmath={"contract"})(lambda a: a)._fastmath == {"contract"}
 
 
 # ----------------------------------------------------------------- the switch

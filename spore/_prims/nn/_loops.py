@@ -158,3 +158,157 @@ def rows_by_position(dy, row, out):
                 src = dy[n, o, r]
                 for q in range(ow):
                     out[n, r * row + q, o] = src[q]
+
+
+# NOTE: [Direct convolution]
+# A convolution with few taps per output (C*kh*kw small: LeNet's first layer
+# has 25) spends most of its im2col + GEMM time moving columns that are kh*kw
+# copies of the input (2.9 MB for LeNet's 130 KB batch), and the GEMM itself
+# has a short inner dimension. The two loops below compute it directly on the
+# flattened (padded) input in the row layout (NOTE: [im2col layouts]): tap
+# (c, i, j) of output position p reads ``x[n, c].flat[offs[t] + p]`` with
+# ``offs[t] = i*W + j``, so every inner loop is a long contiguous run that
+# Numba vectorises. Each pass takes four taps and two output channels, which
+# keeps loads per multiply-add low. Sums are taken in tap order with fused
+# multiply-adds (and the filter gradient's per-position sums reordered into
+# vector lanes), so values differ from the GEMM's in the last bits only.
+@jit(fastmath={"contract"})
+def correlate_rows(x, offs, w, length, out):
+    """``out[n, o, p] = sum over c, t of w[o, c, t] * x[n, c, offs[t] + p]``, p < length.
+
+    ``x`` (N, C, S) and ``w`` (O, C, T) are contiguous; ``out`` is (N, O, >= length).
+    """
+    n_, c_ = x.shape[0], x.shape[1]
+    o_, taps = w.shape[0], w.shape[2]
+    spare = np.empty(length if o_ % 2 else 0, out.dtype)
+    for n in range(n_):
+        for o in range(0, o_, 2):
+            pair = o + 1 < o_
+            o1 = o + 1 if pair else o
+            a0 = out[n, o, :length]
+            # an odd last channel accumulates into a scratch row that is dropped
+            a1 = out[n, o + 1, :length] if pair else spare[:length]
+            a0[:] = 0
+            a1[:] = 0
+            for c in range(c_):
+                xs = x[n, c]
+                t = 0
+                while t + 4 <= taps:
+                    s0 = xs[offs[t]:offs[t] + length]
+                    s1 = xs[offs[t + 1]:offs[t + 1] + length]
+                    s2 = xs[offs[t + 2]:offs[t + 2] + length]
+                    s3 = xs[offs[t + 3]:offs[t + 3] + length]
+                    u0, u1, u2, u3 = w[o, c, t], w[o, c, t + 1], w[o, c, t + 2], w[o, c, t + 3]
+                    v0, v1, v2, v3 = w[o1, c, t], w[o1, c, t + 1], w[o1, c, t + 2], w[o1, c, t + 3]
+                    for p in range(length):
+                        e0, e1, e2, e3 = s0[p], s1[p], s2[p], s3[p]
+                        a0[p] += u0 * e0 + u1 * e1 + u2 * e2 + u3 * e3
+                        a1[p] += v0 * e0 + v1 * e1 + v2 * e2 + v3 * e3
+                    t += 4
+                while t < taps:
+                    s0 = xs[offs[t]:offs[t] + length]
+                    u0, v0 = w[o, c, t], w[o1, c, t]
+                    for p in range(length):
+                        e0 = s0[p]
+                        a0[p] += u0 * e0
+                        a1[p] += v0 * e0
+                    t += 1
+
+
+@jit(fastmath={"contract", "reassoc"})
+def correlate_rows_filter_grad(x, dy, offs, length, dw):
+    """``dw[o, c, t] = sum over n, p < length of dy[n, o, p] * x[n, c, offs[t] + p]``:
+    the filter gradient of correlate_rows (``dy`` in the row layout, zeros in its
+    wasted columns). ``dw`` is (O, C, T) and is overwritten."""
+    n_, c_ = x.shape[0], x.shape[1]
+    o_, taps = dw.shape[0], dw.shape[2]
+    zero = dw.dtype.type(0)
+    dw[...] = zero
+    for n in range(n_):
+        for o in range(0, o_, 2):
+            pair = o + 1 < o_
+            o1 = o + 1 if pair else o
+            g0 = dy[n, o, :length]
+            g1 = dy[n, o1, :length]
+            for c in range(c_):
+                xs = x[n, c]
+                t = 0
+                while t + 4 <= taps:
+                    s0 = xs[offs[t]:offs[t] + length]
+                    s1 = xs[offs[t + 1]:offs[t + 1] + length]
+                    s2 = xs[offs[t + 2]:offs[t + 2] + length]
+                    s3 = xs[offs[t + 3]:offs[t + 3] + length]
+                    r0 = r1 = r2 = r3 = q0 = q1 = q2 = q3 = zero
+                    for p in range(length):
+                        h0, h1 = g0[p], g1[p]
+                        e0, e1, e2, e3 = s0[p], s1[p], s2[p], s3[p]
+                        r0 += h0 * e0
+                        r1 += h0 * e1
+                        r2 += h0 * e2
+                        r3 += h0 * e3
+                        q0 += h1 * e0
+                        q1 += h1 * e1
+                        q2 += h1 * e2
+                        q3 += h1 * e3
+                    dw[o, c, t] += r0
+                    dw[o, c, t + 1] += r1
+                    dw[o, c, t + 2] += r2
+                    dw[o, c, t + 3] += r3
+                    if pair:
+                        dw[o1, c, t] += q0
+                        dw[o1, c, t + 1] += q1
+                        dw[o1, c, t + 2] += q2
+                        dw[o1, c, t + 3] += q3
+                    t += 4
+                while t < taps:
+                    s0 = xs[offs[t]:offs[t] + length]
+                    r0 = q0 = zero
+                    for p in range(length):
+                        e0 = s0[p]
+                        r0 += g0[p] * e0
+                        q0 += g1[p] * e0
+                    dw[o, c, t] += r0
+                    if pair:
+                        dw[o1, c, t] += q0
+                    t += 1
+
+
+@jit
+def batch_inner_rows(a, row, out):
+    """``out[c, (h*row + w)*N + n] = a[n, c, h, w]``, zeros in columns W..row-1: the
+    (N, C, H, W) array ``a`` with the batch innermost, in ``row``-wide rows (the
+    batch-inner direct convolution's operand; ``out`` is (C, H*row*N))."""
+    n_, c_, h_, w_ = a.shape
+    zero = out.dtype.type(0)
+    for c in range(c_):
+        dst = out[c]
+        for r in range(h_):
+            for q in range(w_ * n_, row * n_):
+                dst[r * row * n_ + q] = zero
+        for n in range(n_):
+            src = a[n, c]
+            for r in range(h_):
+                s = src[r]
+                d = dst[r * row * n_ + n:(r * row + w_) * n_]
+                for q in range(w_):
+                    d[q * n_] = s[q]
+
+
+@jit
+def crop_batch_inner(y, row, bias, add_bias, out):
+    """``out[n, o, r, q] = y[o, (r*row + q)*N + n] (+ bias[o])``: the inverse of
+    batch_inner_rows, for the batch-inner direct convolution's output."""
+    n_, o_, oh, ow = out.shape
+    for n in range(n_):
+        for o in range(o_):
+            b = bias[o]
+            src = y[o]
+            for r in range(oh):
+                s = src[r * row * n_ + n:(r * row + ow) * n_]
+                dst = out[n, o, r]
+                if add_bias:
+                    for q in range(ow):
+                        dst[q] = s[q * n_] + b
+                else:
+                    for q in range(ow):
+                        dst[q] = s[q * n_]
