@@ -3,10 +3,12 @@
 NumPy pays a fixed cost per inner-loop row (tens of nanoseconds), so a kernel
 that walks many short strided rows (max pooling's 2x2 windows, cropping a
 convolution's padded GEMM output) spends most of its time on that cost. Numba
-compiles such loops into a single pass. It is an optional extra
+compiles such loops into a single pass, and runs small convolutions directly
+instead of through im2col columns. It is an optional extra
 (``pip install spore[fast]``): without it, or with ``SPORE_NATIVE=0`` in the
 environment, every kernel takes its NumPy path, which computes the same values
-bit for bit (the tests run both).
+(bit for bit for the layout loops, to rounding for the direct convolution; the
+tests run both).
 
 ``jit(fn)`` defers both ``import numba`` and the compilation to the first call,
 so ``import spore`` stays as fast as before; compiled code is cached on disk

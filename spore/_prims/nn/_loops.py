@@ -3,7 +3,8 @@
 NOTE: [Native loops]
 Each loop does in one pass what the NumPy path does in several passes over
 short strided rows, and produces the same bits: the same comparisons in the
-same order, the same additions. They take C-contiguous arrays and write into
+same order, the same additions (the direct convolution loops at the end are
+the exception: NOTE: [Direct convolution]). They take C-contiguous arrays and write into
 ``out`` arrays the caller allocates. Inner loops run over 1-D slices, the form
 Numba vectorises; index arithmetic on many-dimensional arrays is several times
 slower here. The kernels call them only where ``usable`` says so.
