@@ -103,10 +103,11 @@ FASTMATH_ALLOWED = frozenset({"contract", "reassoc"})
 
 def jit(fn=None, *, fastmath=frozenset()):
     """``@jit`` or ``@jit(fastmath={"contract", ...})``: a loop compiled at its first call."""
-    fastmath = frozenset(fastmath)
-    if not fastmath <= FASTMATH_ALLOWED:
-        raise ValueError(f"fastmath flags {sorted(fastmath - FASTMATH_ALLOWED)} would change "
+    flags = frozenset(fastmath)
+    if not flags <= FASTMATH_ALLOWED:
+        raise ValueError(f"fastmath flags {sorted(flags - FASTMATH_ALLOWED)} would change "
                          f"IEEE semantics; allowed: {sorted(FASTMATH_ALLOWED)}")
+    options = set(flags) or False               # Numba's spelling of "no fastmath"
     if fn is None:
-        return lambda f: _Lazy(f, set(fastmath) or False)
-    return _Lazy(fn, set(fastmath) or False)
+        return lambda f: _Lazy(f, options)
+    return _Lazy(fn, options)

@@ -153,9 +153,8 @@ CONV_CASES = [
 def direct_parts(case):
     """Which of (forward, filter gradient) take the direct loops for a CONV_CASES case."""
     xs, ws, stride, pads, dilation, groups = case
-    ok = conv._direct(np, np.dtype(np.float32), ws[1], ws[2:], stride, dilation, groups, 1)
-    return (ok and ws[0] <= conv.DIRECT_FORWARD_CHANNELS,
-            ok and ws[0] <= conv.DIRECT_FILTER_GRAD_CHANNELS)
+    return tuple(conv._direct(np, np.dtype(np.float32), ws, stride, dilation, groups, 1, limit)
+                 for limit in (conv.DIRECT_FORWARD_CHANNELS, conv.DIRECT_FILTER_GRAD_CHANNELS))
 
 
 def test_direct_convolution_covers_lenet_and_not_wide_layers():

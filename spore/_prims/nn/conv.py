@@ -136,13 +136,19 @@ def _to_cols(xp, dy, row):
     n, o, oh, ow = dy.shape
     if row is None:
         return xp.ascontiguousarray(dy).reshape(n, o, oh * ow)
+    return _padded_rows(xp, dy, row)[..., :(oh - 1) * row + ow]
+
+
+def _padded_rows(xp, dy, row):
+    """(N, O, OH, OW) -> contiguous (N, O, OH*row), zeros in columns OW..row-1 (scratch)."""
+    n, o, oh, ow = dy.shape
     buf = scratch(xp, "conv-dy", (n, o, oh, row), dy.dtype)
     if _loops.usable(xp, dy.dtype):
         _loops.pad_rows(xp.ascontiguousarray(dy), row, buf)
     else:
         buf[..., ow:] = 0
         buf[..., :ow] = dy
-    return buf.reshape(n, o, oh * row)[..., :(oh - 1) * row + ow]
+    return buf.reshape(n, o, oh * row)
 
 
 def _col2im(xp, dcols, pads, khw, stride, dilation, out):
@@ -263,9 +269,12 @@ def _chunks(n, per_sample_bytes):
     return [(lo, min(lo + step, n)) for lo in range(0, max(n, 1), step)] if n else []
 
 
+def _padded_hw(shape, pads):
+    return shape[2] + pads[0] + pads[1], shape[3] + pads[2] + pads[3]
+
+
 def _cols_bytes(x_shape, khw, stride, pads, dilation, itemsize):
-    padded = (x_shape[2] + pads[0] + pads[1], x_shape[3] + pads[2] + pads[3])
-    length = _positions(padded, khw, stride, dilation)[0]
+    length = _positions(_padded_hw(x_shape, pads), khw, stride, dilation)[0]
     return x_shape[1] * khw[0] * khw[1] * length * itemsize
 
 
@@ -288,10 +297,13 @@ DIRECT_FORWARD_CHANNELS = 16
 DIRECT_FILTER_GRAD_CHANNELS = 64
 
 
-def _direct(xp, dtype, channels, khw, stride, dilation, groups, size):
+def _direct(xp, dtype, filter_shape, stride, dilation, groups, size, max_out_channels):
+    """Whether a kernel with this geometry takes the direct loops; ``max_out_channels`` is
+    DIRECT_FORWARD_CHANNELS or DIRECT_FILTER_GRAD_CHANNELS."""
+    o, cg, kh, kw = filter_shape
     return (size > 0 and groups == 1 and tuple(stride) == (1, 1)
-            and tuple(dilation) == (1, 1) and khw != (1, 1)
-            and channels * khw[0] * khw[1] <= DIRECT_TAPS and _loops.usable(xp, dtype))
+            and tuple(dilation) == (1, 1) and (kh, kw) != (1, 1) and o <= max_out_channels
+            and cg * kh * kw <= DIRECT_TAPS and _loops.usable(xp, dtype))
 
 
 @functools.lru_cache(maxsize=64)
@@ -338,15 +350,12 @@ class _DirectLayout:
 
     def rows(self, xp, dy):
         """``dy`` (N, O, OH, OW) in the row layout, zeros in the wasted columns."""
+        if not self.batch_inner:
+            return _padded_rows(xp, dy, self.row)
         n, o = dy.shape[:2]
-        dy = xp.ascontiguousarray(dy)
-        if self.batch_inner:
-            out = scratch(xp, "conv-dy", (1, o, self.oh * self.row * n), dy.dtype)
-            _loops.batch_inner_rows(dy, self.row, out[0])
-            return out
-        out = scratch(xp, "conv-dy", (n, o, self.oh, self.row), dy.dtype)
-        _loops.pad_rows(dy, self.row, out)
-        return out.reshape(n, o, self.oh * self.row)
+        out = scratch(xp, "conv-dy", (1, o, self.oh * self.row * n), dy.dtype)
+        _loops.batch_inner_rows(xp.ascontiguousarray(dy), self.row, out[0])
+        return out
 
     def output(self, xp, o, dtype):
         shape = (1, o, self.oh * self.row * self.n) if self.batch_inner else \
@@ -360,10 +369,6 @@ class _DirectLayout:
             _loops.crop_batch_inner(y[0], self.row, b, bias is not None, out)
         else:
             _loops.crop_rows(y, self.row, b, bias is not None, out)
-
-
-def _padded_hw(shape, pads):
-    return shape[2] + pads[0] + pads[1], shape[3] + pads[2] + pads[3]
 
 
 def _direct_conv2d(xp, x, w, b, pads, out):
@@ -399,8 +404,8 @@ def _make_conv2d(xp):
         if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
             _patch_conv2d(xp, x, w, b, out)
             return out.astype(dt, copy=False)
-        if o <= DIRECT_FORWARD_CHANNELS and _direct(xp, cdt, x.shape[1], (kh, kw), stride,
-                                                    dilation, groups, out.size):
+        if _direct(xp, cdt, w.shape, stride, dilation, groups, out.size,
+                   DIRECT_FORWARD_CHANNELS):
             _direct_conv2d(xp, x, w, b, pads, out)
             return out.astype(dt, copy=False)
         per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
@@ -492,8 +497,8 @@ def _make_filter_grad(xp):
         o, cg, kh, kw = filter_shape
         if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
             return _patch_filter_grad(xp, x, dy, filter_shape).astype(dt, copy=False)
-        if o <= DIRECT_FILTER_GRAD_CHANNELS and _direct(xp, cdt, cg, (kh, kw), stride, dilation,
-                                                        groups, dy.size):
+        if _direct(xp, cdt, filter_shape, stride, dilation, groups, dy.size,
+                   DIRECT_FILTER_GRAD_CHANNELS):
             return _direct_filter_grad(xp, x, dy, filter_shape, pads).astype(dt, copy=False)
         one_gemm = o * cg * kh * kw * dy.shape[2] * dy.shape[3] >= _BATCHED_GEMM_LIMIT
         dw = xp.zeros((groups, o // groups, cg * kh * kw), cdt)
