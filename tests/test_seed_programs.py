@@ -40,7 +40,9 @@ def _check_identical_rows(out):
     rows = _matrix_rows(out)
     assert len(rows) == 64 and all(r.shape == (10,) for r in rows)
     assert all(np.isfinite(r).all() for r in rows)
-    assert all(np.array_equal(r, rows[0]) for r in rows)
+    # The rows are the same product of identical inputs, but a BLAS may compute rows in
+    # different kernel paths (block edges, AVX2 vs AVX-512 tiles): equal to float32 rounding.
+    assert all(np.allclose(r, rows[0], rtol=1e-5, atol=1e-6) for r in rows)
 
 
 def test_seed000_pynative_debug(shared_dir, tmp_path):
