@@ -47,6 +47,10 @@ from . import context as context                  # noqa: E402
 from .ops import (grad as grad, value_and_grad as value_and_grad,  # noqa: E402
                   vjp as vjp, jvp as jvp, jacrev as jacrev, jacfwd as jacfwd)
 from ._autodiff.api import get_grad as get_grad  # noqa: E402
+from ._jit import jit as jit, jit_report as jit_report  # noqa: E402
+from ._jit.config import JitConfig as JitConfig  # noqa: E402
+
+ms_function = jit        # the seeds' (MindSpore 1.x) name for ms.jit
 
 float = float32
 double = float64

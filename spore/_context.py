@@ -248,6 +248,9 @@ def set_context(**kwargs):
     for key in ordered:
         check = _CHECKS.get(key)
         updates[key] = check(kwargs[key]) if check else kwargs[key]
+    if updates:
+        from ._core.primitive import bump_epoch
+        bump_epoch()
     for key, value in updates.items():
         _context[key] = value
         if key == "jit_config":

@@ -100,6 +100,7 @@ class Parameter(Tensor):
         else:
             arr = arr.copy()
         self._data = arr
+        _P.bump_epoch()
         return self
 
     def init_data(self, *args, **kwargs):

@@ -79,6 +79,38 @@ def next_key(seed=None):
     return (mix(_global_seed or 0, seed), _counter)
 
 
+def key_tensor(seed=None):
+    """The key Tensor of one random op call: a fresh key in PyNative; while a graph is
+    captured, a graph value computed at run time from the random state the compiled call
+    receives, so every call of a compiled function draws new numbers, the same sequence
+    as PyNative (DESIGN.md, "Randomness")."""
+    from ._core import primitive as P
+    capture = P.active_capture()
+    if capture is not None:
+        return capture.random_key(seed)
+    return P.wrap(key_array(next_key(seed)))
+
+
+def key_at(state, seed, offset):
+    """The key the ``offset``-th draw (1-based) of a compiled call takes, from the random
+    state ``(base, counter, global seed)`` at the call's start: what ``next_key`` gives."""
+    counter = int(state[1]) + offset
+    if seed is None:
+        return (int(state[0]) & _MASK64, counter)
+    return (mix(int(state[2]), seed), counter)
+
+
+def state_array():
+    """The random state a compiled call starts from: ``(base, counter, global seed)``."""
+    return np.array([_base & _MASK64, _counter, _global_seed or 0], dtype=np.uint64)
+
+
+def advance(n):
+    """Move the counter past the ``n`` draws a compiled call made."""
+    global _counter
+    _counter += n
+
+
 def fixed_key(seed, offset=0):
     """A key that depends only on ``(seed, offset)``, not on the global state (ops whose
     MindSpore seed is a plain kernel seed, such as ``randperm``)."""

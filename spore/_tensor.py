@@ -186,6 +186,9 @@ def _rebuild(arr):
 def _to_host(data):
     if isinstance(data, np.ndarray):
         return np.asarray(data)
+    refuse = getattr(type(data), "refuse_host_read", None)
+    if refuse is not None:
+        refuse(data, "Tensor.asnumpy()")
     get = getattr(data, "get", None)
     if get is not None:
         return get()
@@ -209,6 +212,11 @@ def _make_array(data, dtype, shape, init):
                         "but got type 'NoneType'.")
     if isinstance(data, Tensor):
         arr = data._data
+        if not isinstance(arr, np.ndarray) and _P.active_capture() is not None:
+            # a traced tensor: the copy (or cast) is a graph node
+            if npd is not None and np.dtype(npd) != arr.dtype:
+                return _P.get("Cast")(data, dtype=np.dtype(npd))._data
+            return _P.get("Copy")(data)._data
         if not isinstance(arr, np.ndarray):
             return arr.astype(npd) if npd is not None else arr.copy()
         return arr.astype(npd) if npd is not None else arr.copy()

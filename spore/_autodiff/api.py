@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from .._core import primitive as P
-from .._prims.array import cast_p
+from .._prims.array import cast_p, full_p
 from .._prims.special import identity_p
 from . import tape as T
 from .backward import backward
@@ -27,24 +27,25 @@ def _is_tensor(x):
 
 
 def _ones_like(t):
-    xp_arr = t._data
-    return P.wrap(np.ones(xp_arr.shape, xp_arr.dtype) if type(xp_arr) is np.ndarray
-                  else _backend_ones(xp_arr))
-
-
-def _backend_ones(arr):
-    from .._core import backend as B
-    xp = B.of_array(arr).xp
-    return xp.ones(arr.shape, arr.dtype)
+    return _filled_like(t, 1)
 
 
 def _zeros_like(t):
+    return _filled_like(t, 0)
+
+
+def _filled_like(t, value):
+    """A new tensor of ``t``'s shape and dtype filled with ``value``; a ``Fill`` node while a
+    graph is captured (the seeds and zero gradients of a compiled grad)."""
     arr = t._data
     if type(arr) is np.ndarray:
-        return P.wrap(np.zeros(arr.shape, arr.dtype))
+        return P.wrap(np.zeros(arr.shape, arr.dtype) if value == 0
+                      else np.full(arr.shape, value, arr.dtype))
+    if P.active_capture() is not None:
+        return full_p(shape=tuple(arr.shape), dtype=arr.dtype, value=value)
     from .._core import backend as B
     xp = B.of_array(arr).xp
-    return P.wrap(xp.zeros(arr.shape, arr.dtype))
+    return P.wrap(xp.full(arr.shape, value, arr.dtype))
 
 
 def _normalize_positions(grad_position, nargs):

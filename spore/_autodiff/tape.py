@@ -153,7 +153,7 @@ def _protect(t, arr):
     d = t._data
     if d is arr or not isinstance(d, np.ndarray) or np.may_share_memory(d, arr):
         if d is arr or getattr(arr, "base", None) is d or d.base is None or d.base is arr:
-            snap = P.wrap(d.copy())
+            snap = P.snapshot(t)
             snap._tape_ref = t._tape_ref
             return snap
         raise RuntimeError(
@@ -219,7 +219,7 @@ def _inplace(prim, args, attrs, below, active):
         # a tracked value written through a view would reach a base the tape cannot follow
         tape.before_write(target, any(i is not None for i in ids))
         if any(i is not None for i in ids):
-            old = (P.wrap(target._data.copy()) if 0 in fprim.grad_inputs else target)
+            old = P.snapshot(target) if 0 in fprim.grad_inputs else target
             involved.append((tape, tuple(ids), old))
     out = below(prim, args, attrs)
     for tape, ids, old in involved:

@@ -71,6 +71,60 @@ def current_handler():
     return getattr(_tls, "handler", None)
 
 
+# NOTE: [Epoch]
+# Bumped by every change a compiled graph may depend on (Cell attributes, set_train,
+# Parameter.set_data, hooks, set_context): a compiled function's cache hit compares one
+# int, and re-checks what its graph read only when the epoch moved.
+epoch = 0
+
+
+def bump_epoch():
+    global epoch
+    epoch += 1
+
+
+def active_capture():
+    """The graph capture running in this thread (None outside ``jit`` tracing).
+
+    Code below the compiler that must act differently while a graph is captured (random
+    keys, snapshots of values an in-place write would clobber) asks here instead of
+    importing the compiler.
+    """
+    return getattr(_tls, "capture", None)
+
+
+def set_capture(capture):
+    """Install ``capture`` as this thread's graph capture; returns the previous one."""
+    prev = getattr(_tls, "capture", None)
+    _tls.capture = capture
+    return prev
+
+
+class paused:
+    """Run ops eagerly inside a capture (Cells and Parameters built while a function is
+    traced are built once, with real values, as MindSpore builds them at compile time)."""
+
+    def __enter__(self):
+        self._capture = set_capture(None)
+        self._scope = handler_scope(lambda below: _eager_handler)
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._scope.__exit__(*exc)
+        set_capture(self._capture)
+        return False
+
+
+def snapshot(t):
+    """A Tensor holding ``t``'s current value that later in-place writes to ``t`` leave
+    unchanged (a copy in PyNative; a ``Copy`` node while a graph is captured)."""
+    capture = active_capture()
+    if capture is not None:
+        return capture.snapshot(t)
+    return wrap(t._data.copy())
+
+
 def _eager_handler(prim, args, attrs):
     return prim.eager(args, attrs)
 
@@ -182,11 +236,12 @@ class Primitive:
 
     __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
                  "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
-                 "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "__weakref__")
+                 "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "writes",
+                 "aliases", "returns_input", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
                  multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
-                 prepare=None, doc=""):
+                 prepare=None, writes=None, aliases=None, doc=""):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
         if kind not in KINDS:
@@ -208,6 +263,19 @@ class Primitive:
         self.inplace_of = inplace_of
         self.doc = doc
         self._prepare = prepare
+        # NOTE: [Writes and aliases]
+        # ``writes``: the input positions whose memory the kernel writes (state effects);
+        # ``aliases``: for each output, the input it may share memory with (or None).
+        # Graph capture, write-back and buffer reuse read only these declarations.
+        if writes is None:
+            writes = (0,) if effect == "state" else ()
+        if effect != "state" and writes:
+            raise ValueError(f"primitive {name!r} writes inputs but is not a state effect")
+        self.writes = tuple(writes)
+        if aliases is None:
+            aliases = (0,) if kind == "view" else ()
+        self.aliases = tuple(aliases)
+        self.returns_input = False
         self._factory = make
         self._kernels = {}
         self._cpu = make(np)
@@ -246,12 +314,15 @@ class Primitive:
     def returns_written_input(self):
         """Make eager calls return the input Tensor they wrote into, the same object
         (``ops.assign`` and the fused optimizer updates return their Parameter)."""
+        if not self.writes or self.writes[0] != 0:
+            raise ValueError(f"primitive {self.name!r} does not write its first input")
         run = self._eager_generic
 
         def eager(args, attrs):
             run(args, attrs)
             return args[0]
         self.eager = eager
+        self.returns_input = True
         return self
 
     # -- dispatch -----------------------------------------------------------
@@ -369,42 +440,42 @@ class Primitive:
         return arrays
 
     def _apply_policy(self, arrays):
-        strong = None
-        weak = -1
+        compute, has_strong = self.policy_dtype(arrays)
         backend = None
         for a in arrays:
-            if isinstance(a, _SCALAR_TYPES):
-                weak = max(weak, D.scalar_category(a))
-            else:
-                d = D.dtype_of(a.dtype)
-                strong = d if strong is None else D.promote_types(strong, d)
-                backend = backend or B.of_array(a)
-        if strong is None:
-            common = D.result_type(*[a for a in arrays]).np
-        elif weak >= 0:
-            common = D.promote_with_scalar(strong, weak).np
-        else:
-            common = strong.np
-        compute = np.dtype(self.policy(self, common))
+            if not isinstance(a, _SCALAR_TYPES):
+                backend = B.of_array(a)
+                break
         xp = (backend or B.CPU).xp
         out = []
         for a in arrays:
             if isinstance(a, _SCALAR_TYPES):
-                if strong is None:
-                    a = xp.asarray(a, dtype=compute)
-                elif compute.kind in "iu" and isinstance(a, float):
-                    a = xp.asarray(a).astype(compute)
-                elif compute.kind == "b" and not isinstance(a, bool):
-                    a = xp.asarray(a, dtype=compute)
-                elif compute.kind == "V":
-                    # ml_dtypes (bfloat16) would widen for a Python float: pin the scalar
-                    a = xp.asarray(a, dtype=compute)
-                out.append(a)
+                out.append(convert_scalar(a, compute, has_strong, xp))
             elif a.dtype != compute:
                 out.append(a.astype(compute))
             else:
                 out.append(a)
         return out
+
+    def policy_dtype(self, items):
+        """(compute dtype, whether any input is a tensor) of an elementwise call on
+        ``items`` (arrays or avals, and weak Python scalars): MindSpore's promotion, then
+        the primitive's policy. Graph codegen asks this with avals."""
+        strong = None
+        weak = -1
+        for a in items:
+            if isinstance(a, _SCALAR_TYPES):
+                weak = max(weak, D.scalar_category(a))
+            else:
+                d = D.dtype_of(a.dtype)
+                strong = d if strong is None else D.promote_types(strong, d)
+        if strong is None:
+            common = D.result_type(*items).np
+        elif weak >= 0:
+            common = D.promote_with_scalar(strong, weak).np
+        else:
+            common = strong.np
+        return np.dtype(self.policy(self, common)), strong is not None
 
     def _explain(self, exc, arrays, attrs):
         """Turn a kernel failure into an error that names the op (and, via infer, the argument)."""
@@ -420,6 +491,20 @@ class Primitive:
         cls = type(exc) if isinstance(exc, (TypeError, ValueError, IndexError)) else RuntimeError
         shapes = ", ".join(_describe(a) for a in arrays)
         return cls(f"For '{self.name}', the operation failed for inputs ({shapes}): {exc}")
+
+
+def convert_scalar(a, compute, has_strong, xp):
+    """A weak Python scalar as an elementwise kernel takes it, computing in ``compute``."""
+    if not has_strong:
+        return xp.asarray(a, dtype=compute)
+    if compute.kind in "iu" and isinstance(a, float):
+        return xp.asarray(a).astype(compute)
+    if compute.kind == "b" and not isinstance(a, bool):
+        return xp.asarray(a, dtype=compute)
+    if compute.kind == "V":
+        # ml_dtypes (bfloat16) would widen for a Python float: pin the scalar
+        return xp.asarray(a, dtype=compute)
+    return a
 
 
 class SporeError(Exception):

@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtype as D
 from .._core import primitive as P
 from .._core.aval import ShapedArray, shape_of
-from .._random import generator
+from .._random import generator, key_array, key_at
 from ._base import broadcast_shapes, common_dtype, dtype_name
 
 _UINT64 = np.dtype(np.uint64)
@@ -370,3 +370,22 @@ def _make_choice_with_mask(xp):
 
 choice_with_mask_p = _random_primitive("RandomChoiceWithMask", _make_choice_with_mask,
                                        _choice_with_mask_infer, 2, multiple_results=True)
+
+
+# ----------------------------------------------------------------- keys inside compiled graphs
+def _make_random_key(xp):
+    def random_key(state, seed, offset):
+        return key_array(key_at(state, seed, offset))
+    return random_key
+
+
+def _random_key_infer(attrs, state):
+    return ShapedArray((2,), np.uint64)
+
+
+# A compiled call receives the random state ``(base, counter, global seed)`` as an input;
+# each draw inside it takes the key PyNative's ``next_key`` would give at that point.
+random_key_p = P.Primitive("RandomKey", _make_random_key, infer=_random_key_infer,
+                           kind="opaque", effect="random", nondiff=True, n_inputs=1,
+                           doc="RandomKey(state; seed, offset): the key of one draw of a "
+                               "compiled call.")

@@ -22,7 +22,7 @@ def _same_infer(attrs, x, *rest):
 
 
 identity_p = Primitive("Identity", lambda xp: lambda x: x, kind="elementwise", n_inputs=1,
-                       infer=_same_infer)
+                       infer=_same_infer, aliases=(0,))
 
 
 @identity_p.def_grad()
@@ -43,7 +43,7 @@ def _copy_grad(attrs, inputs, out, dout):
 
 
 stop_gradient_p = Primitive("StopGradient", lambda xp: lambda x: x, kind="elementwise",
-                            n_inputs=1, nondiff=True, infer=_same_infer)
+                            n_inputs=1, nondiff=True, infer=_same_infer, aliases=(0,))
 
 
 def _make_depend(xp):
@@ -52,7 +52,7 @@ def _make_depend(xp):
     return depend
 
 
-depend_p = Primitive("Depend", _make_depend, kind="opaque", infer=_same_infer)
+depend_p = Primitive("Depend", _make_depend, kind="opaque", infer=_same_infer, aliases=(0,))
 
 
 @depend_p.def_grad()

@@ -19,6 +19,7 @@ import re
 from .. import _dtype as mstype
 from .._autodiff import custom as _custom, tape as _tape
 from .._context import execution_mode, GRAPH_MODE
+from .._core import primitive as _P
 from .._parameter import Parameter, ParameterTuple
 from .._tensor import Tensor
 from . import _hooks
@@ -36,6 +37,7 @@ class _HookHandle:
 
     def remove(self):
         self._registry.pop(self._key, None)
+        _P.bump_epoch()
 
 
 class Cell:
@@ -65,6 +67,7 @@ class Cell:
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name, value):
+        _P.bump_epoch()
         d = self.__dict__
         if "_params" not in d:
             raise AttributeError(f"The '{type(self).__name__}' object has no attribute "
@@ -154,11 +157,10 @@ class Cell:
         hook_call = None
         if self._backward_hooks:
             hook_call, args = _hooks.hook_inputs(self, args)
-        if execution_mode() == GRAPH_MODE and _graph_runner is not None:
-            out = _graph_runner(self, args, kwargs)
+        if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__:
+            from .._jit import run_cell
+            out = run_cell(self, args, kwargs)
         else:
-            if execution_mode() == GRAPH_MODE:
-                _warn_graph_mode_eager()
             if _custom.has_bprop(self) and _tape.is_recording():
                 out = _custom.call_with_bprop(self, args, kwargs)
             else:
@@ -176,6 +178,7 @@ class Cell:
         """``hook_fn(cell, inputs)`` runs before ``construct``; a non-None result replaces
         the inputs."""
         key = next(_hook_ids)
+        _P.bump_epoch()
         self._forward_pre_hooks[key] = hook_fn
         return _HookHandle(self._forward_pre_hooks, key)
 
@@ -183,6 +186,7 @@ class Cell:
         """``hook_fn(cell, inputs, output)`` runs after ``construct``; a non-None result
         replaces the output."""
         key = next(_hook_ids)
+        _P.bump_epoch()
         self._forward_hooks[key] = hook_fn
         return _HookHandle(self._forward_hooks, key)
 
@@ -195,12 +199,14 @@ class Cell:
             raise TypeError(f"Expected a callable hook function, but got "
                             f"{type(hook_fn).__name__}.")
         key = next(_hook_ids)
+        _P.bump_epoch()
         self._backward_hooks[key] = hook_fn
         return _HookHandle(self._backward_hooks, key)
 
     # ------------------------------------------------------------------ modes
     def set_train(self, mode=True):
         """Set ``training`` on this cell and every descendant; returns self."""
+        _P.bump_epoch()
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
             cell.__dict__["_phase"] = "train" if mode else "predict"
@@ -373,19 +379,3 @@ def _cast_float(x, dtype):
 def _cast(x, dtype):
     from ..ops import cast
     return cast(x, dtype)
-
-
-# Graph mode plugs in here: a callable (cell, args, kwargs) -> outputs that compiles and
-# runs ``construct``. Until it exists, GRAPH_MODE cells run eagerly (same numbers).
-_graph_runner = None
-_warned_graph_mode = False
-
-
-def _warn_graph_mode_eager():
-    global _warned_graph_mode
-    if not _warned_graph_mode:
-        _warned_graph_mode = True
-        warnings.warn("GRAPH_MODE: Spore's graph compiler is not available yet, so Cells run "
-                      "in PyNative mode (same results, eager speed).", RuntimeWarning,
-                      stacklevel=3)
-

@@ -40,7 +40,7 @@ def _wrap_key(key):
 
 def _key(name, seed=None):
     """The key tensor of one random op call (advances the global random state)."""
-    return _wrap_key(R.next_key(_op_seed(name, seed)))
+    return R.key_tensor(_op_seed(name, seed))
 
 
 def _np(dtype):

@@ -220,6 +220,60 @@ def grad_case_fn(f, positions=None):
     return fn
 
 
+def _assert_same(got, want, what):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            _assert_same(g, w, what)
+        return
+    if isinstance(want, ms.Tensor):
+        assert isinstance(got, ms.Tensor), f"{what}: got {type(got).__name__}"
+        assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=what)
+    else:
+        assert got == want, what
+
+
+def run_jit(case, with_grad=True):
+    """The op under ``ms.jit`` (forward, and its gradient taken inside the compiled
+    function) gives the same numbers as PyNative, without falling back. Returns the
+    report's fallbacks (empty when it compiled)."""
+    import warnings
+    arrays = make_inputs(case)
+    args = [_to_spore(a) for a in arrays]
+    want = case.fn(*args, **case.kwargs)
+    compiled = ms.jit(lambda *ts: case.fn(*ts, **case.kwargs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = compiled(*args)
+    _assert_same(got, want, f"{case} under jit")
+    fallbacks = ms.jit_report(compiled).fallbacks
+    if not (with_grad and case.grad):
+        return fallbacks
+    arrays = make_inputs(case, dtype=np.float64)
+    args = [_to_spore(a) for a in arrays]
+    argnums = case.grad_argnums
+    if argnums is None:
+        argnums = [i for i, a in enumerate(arrays)
+                   if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    probe = case.fn(*args, **case.kwargs)
+    probes = probe if isinstance(probe, (tuple, list)) else (probe,)
+    rng = np.random.default_rng(1)
+    weights = [rng.uniform(0.5, 1.5, size=p.shape) if p._data.dtype.kind == "f" else None
+               for p in probes]
+
+    def loss(*ts):
+        return _weighted_sum(case.fn(*ts, **case.kwargs), weights)
+    grad_fn = ms.ops.grad(loss, grad_position=tuple(argnums))
+    want = grad_fn(*args)
+    compiled = ms.jit(grad_fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = compiled(*args)
+    _assert_same(got, want, f"{case}: gradient under jit")
+    return fallbacks + ms.jit_report(compiled).fallbacks
+
+
 def table_tests(cases, *, grad=True):
     """The op-table checks of ``cases`` as pytest test functions, for a family test
     file to bind at module level::
@@ -236,10 +290,21 @@ def table_tests(cases, *, grad=True):
     def test_infer_matches_kernel(case):
         run_infer(case)
 
+    @pytest.mark.parametrize("case", cases, ids=case_id)
+    def test_jit_matches_pynative(case):
+        fallbacks = run_jit(case, with_grad=grad)
+        if case.name not in JIT_FALLBACK_OK:
+            assert not fallbacks, f"{case} fell back to PyNative under jit: {fallbacks}"
+
     if not grad:
-        return test_forward, test_infer_matches_kernel
+        return test_forward, test_infer_matches_kernel, test_jit_matches_pynative
 
     @pytest.mark.parametrize("case", [c for c in cases if c.grad], ids=case_id)
     def test_gradient(case):
         run_grad(case)
-    return test_forward, test_infer_matches_kernel, test_gradient
+    return test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative
+
+
+# Ops whose output shape depends on their values (MindSpore's dynamic-shape ops): a
+# compiled function that uses them runs in PyNative, naming the op.
+JIT_FALLBACK_OK = {"masked_select"}

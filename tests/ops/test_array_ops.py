@@ -413,7 +413,8 @@ MORE = [
 ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD + MORE
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 
 def test_backward_primitives_infer_matches_kernel():

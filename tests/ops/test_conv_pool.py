@@ -250,7 +250,8 @@ POOL = [
 ALL = CONV + POOL
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 
 # ----------------------------------------------------------------- MindSpore's values

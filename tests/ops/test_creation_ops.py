@@ -84,7 +84,8 @@ CASES = [
 ]
 
 
-test_forward, test_infer_matches_kernel = table_tests(CASES, grad=False)
+test_forward, test_infer_matches_kernel, test_jit_matches_pynative = \
+    table_tests(CASES, grad=False)
 
 
 def test_creation_ops_are_primitives_with_static_attributes():

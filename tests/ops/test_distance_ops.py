@@ -36,7 +36,8 @@ CASES = [
 ]
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)
 
 
 def test_pdist_needs_a_matrix():

@@ -181,7 +181,8 @@ MATRIX_FUNCTIONS = [
 ALL = PRODUCTS + CONTRACTIONS + EINSUM + MATRIX_FUNCTIONS
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 
 # ----------------------------------------------------------------- shapes and dtypes

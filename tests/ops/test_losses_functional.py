@@ -171,7 +171,8 @@ TABLE = [
 ]
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(TABLE)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(TABLE)
 
 
 T5 = ms.Tensor(np.array([0, 2, 1, 3, 2], np.int32))

@@ -157,7 +157,8 @@ PLUMBING = [
 ALL = UNARY + BINARY + COMPOSITES + PLUMBING
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 
 # ----------------------------------------------------------------- properties

@@ -120,7 +120,8 @@ TABLE = [
 ]
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(TABLE)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(TABLE)
 
 
 SECOND_ORDER = [

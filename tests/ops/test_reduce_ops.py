@@ -208,7 +208,8 @@ SCANS = (
 ALL = REDUCTIONS + NORMS + SCANS
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 
 # ----------------------------------------------------------------- MindSpore's dtypes

@@ -21,7 +21,8 @@ CASES = [
 ]
 
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)
 
 
 def test_values_printed_by_mindspore():

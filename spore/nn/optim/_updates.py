@@ -98,6 +98,7 @@ def _apply_momentum_infer(attrs, var, accum, lr, grad, momentum):
 
 apply_momentum_p = P.Primitive(
     "ApplyMomentum", _make_apply_momentum, kind="opaque", effect="state", nondiff=True,
+    writes=(0, 1),
     n_inputs=5, infer=_apply_momentum_infer,
     doc="ApplyMomentum(var, accum, lr, grad, momentum; use_nesterov): in place.")
 apply_momentum_p.returns_written_input()
@@ -136,6 +137,7 @@ def _sgd_infer(attrs, var, grad, lr, accum, momentum, stat):
 
 sgd_p = P.Primitive(
     "SGD", _make_sgd, kind="opaque", effect="state", nondiff=True, n_inputs=6,
+    writes=(0, 3, 5),
     infer=_sgd_infer,
     doc="SGD(var, grad, lr, accum, momentum, stat; dampening, weight_decay, nesterov).")
 sgd_p.returns_written_input()
@@ -180,6 +182,7 @@ def _adam_infer(attrs, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, ep
 
 adam_p = P.Primitive(
     "Adam", _make_adam, kind="opaque", effect="state", nondiff=True, infer=_adam_infer,
+    writes=(0, 1, 2, 10),
     doc="Adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad[, vhat]; "
         "use_nesterov): bias correction through the step size; vhat enables AMSGrad.")
 adam_p.returns_written_input()

@@ -57,7 +57,7 @@ def _dropout(op, input, p, training, seed, channel_dims):
     require_tensor(op, "input", input)
     if not training or p == 0.0:
         return input
-    key = P.wrap(R.key_array(R.next_key(seed)))
+    key = R.key_tensor(seed)
     out, _ = dropout_p(input, key, p=p, channel_dims=channel_dims)
     return out
 

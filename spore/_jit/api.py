@@ -1,0 +1,551 @@
+"""``ms.jit``: compile a Python function (or a Cell's construct) on first call, run the
+generated code on later calls.
+
+NOTE: [Compiled calls]
+A call flattens its arguments into tensors and a static *spec* (the structure, each
+tensor's shape and dtype, the values of Python scalars and strings, the identity of
+other objects, which arguments are the same object, the Python scalars the function's
+globals and closure hold, the context's mode and jit_level). The spec is the cache key.
+An entry is reused while the global epoch (NOTE: [Epoch]) is unchanged; when it moved,
+the function is traced again and the entry is reused only if the new graph is the
+same. A function that cannot be captured runs in PyNative, decided once per key, with
+one warning naming the file, line and construct (an error under ``fullgraph=True``).
+Calls made while a gradient tape records (``grad`` of a compiled function) and calls
+nested in another trace run the Python function itself, so gradients are never lost.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import types
+import warnings
+
+import numpy as np
+
+from .. import _context as C
+from .. import _random as R
+from .._autodiff import tape as T
+from .._core import primitive as P
+from . import codegen, dump, passes
+from .capture import Capture, GraphBreak, user_location
+from .ir import signature
+
+_lock = threading.RLock()
+_RECOMPILE_WARN = 8
+_SCALARS = (bool, int, float, complex, str, type(None))
+
+
+class CompileError(RuntimeError):
+    """A function that must compile (``fullgraph=True``) could not be captured."""
+
+
+# --------------------------------------------------------------------------- arguments
+def _flatten(x, tensors, objects):
+    """The static spec of one argument; tensors are appended to ``tensors``."""
+    if isinstance(x, P._Tensor):
+        d = x._data
+        for j, t in enumerate(tensors):
+            if t is x:
+                return ("T", j)          # the same object again: one input
+        tensors.append(x)
+        return ("T", d.shape, d.dtype.str)
+    if isinstance(x, _SCALARS):
+        return ("S", type(x), x)
+    if isinstance(x, (tuple, list)):
+        return (type(x), tuple(_flatten(e, tensors, objects) for e in x))
+    if isinstance(x, dict):
+        keys = tuple(x)
+        return (dict, keys, tuple(_flatten(x[k], tensors, objects) for k in keys))
+    if isinstance(x, np.generic):
+        return ("S", type(x), x.item())
+    objects.append(x)      # compared by identity: the entry keeps it alive, so ids stay unique
+    return ("O", id(x), len(objects) - 1)
+
+
+def _rebuild(spec, tensors, objects):
+    """An argument rebuilt from its spec with ``tensors`` (an iterator over the distinct
+    tensors, with ``.seen`` the ones already taken) and ``objects``."""
+    tag = spec[0]
+    if tag == "T":
+        if len(spec) == 2:
+            return tensors.seen[spec[1]]
+        t = next(tensors.it)
+        tensors.seen.append(t)
+        return t
+    if tag == "S":
+        return spec[2]
+    if tag == "O":
+        return objects[spec[2]]
+    if tag is dict:
+        return {k: _rebuild(s, tensors, objects) for k, s in zip(spec[1], spec[2])}
+    return tag(_rebuild(s, tensors, objects) for s in spec[1])
+
+
+def _guards(fn):
+    """The Python scalars a function reads from its globals and closure (part of the key:
+    MindSpore treats them as compile-time constants)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ()
+    out = []
+    g = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        v = g.get(name, _missing)
+        if v is not _missing and isinstance(v, (bool, int, float, str)):
+            out.append((name, v))
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, (bool, int, float, str)):
+            out.append((name, v))
+    return tuple(out)
+
+
+_missing = object()
+
+
+# --------------------------------------------------------------------------- entries
+class _Entry:
+    __slots__ = ("compiled", "objects", "aliases", "n_draws", "uses_rng", "out_spec",
+                 "epoch", "signature", "graph", "fallback", "compile_ms", "static_objects",
+                 "peak_bytes")
+
+
+class Fallback:
+    """Why a function runs in PyNative instead (one per cache key)."""
+
+    def __init__(self, filename, line, construct, source=""):
+        self.filename = filename
+        self.line = line
+        self.construct = construct
+        self.source = source
+
+    def __repr__(self):
+        return f"{self.filename}:{self.line}: {self.construct}"
+
+
+class JitReport:
+    """What ``jit`` did with one function: its compiled entries and fallbacks."""
+
+    def __init__(self, name, entries, fallbacks):
+        self.name = name
+        self.entries = entries
+        self.fallbacks = fallbacks
+        live = [e for e in entries if e.compiled is not None]
+        self.compiled = len(live)
+        self.kernel_count = sum(len(e.graph.nodes) for e in live)
+        self.peak_bytes = max((e.peak_bytes for e in live), default=0)
+        self.compile_ms = sum(e.compile_ms for e in live)
+
+    @property
+    def graphs(self):
+        return [e.graph for e in self.entries if e.compiled is not None]
+
+    def __repr__(self):
+        lines = [f"jit report for {self.name}: {self.compiled} compiled entr"
+                 f"{'y' if self.compiled == 1 else 'ies'}, {self.kernel_count} kernels, "
+                 f"peak {self.peak_bytes} bytes, compile {self.compile_ms:.1f} ms"]
+        for f in self.fallbacks:
+            lines.append(f"  fallback to PyNative at {f!r}")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+def _peak_bytes(graph):
+    """Peak bytes of the intermediates one call holds (live from definition to last use;
+    views and in-place results share their input's buffer)."""
+    last = {}
+    for k, node in enumerate(graph.nodes):
+        for x in node.inputs:
+            if hasattr(x, "aval") and x.node is not None:
+                last[x] = k
+    for v in graph.outputs:
+        last[v] = len(graph.nodes)
+    live = 0
+    peak = 0
+    ends = {}
+    for k, node in enumerate(graph.nodes):
+        fresh = node.prim.kind != "view" and not node.prim.aliases and not node.written
+        if fresh:
+            for v in node.outputs:
+                live += v.nbytes
+                ends.setdefault(last.get(v, k), []).append(v)
+        peak = max(peak, live)
+        for v in ends.pop(k, ()):
+            live -= v.nbytes
+    return peak
+
+
+# --------------------------------------------------------------------------- jit
+class JitFunction:
+    """A function compiled on first call (see NOTE: [Compiled calls])."""
+
+    def __init__(self, fn, *, capture_mode="ast", jit_level=None, dynamic=0, fullgraph=False,
+                 backend="", options=None):
+        if capture_mode not in ("ast", "bytecode", "trace"):
+            raise ValueError(f"For 'jit', the 'capture_mode' must be one of ['ast', "
+                             f"'bytecode', 'trace'], but got {capture_mode!r}.")
+        if jit_level not in (None, "", "O0", "O1", "O2"):
+            raise ValueError(f"For 'jit', the 'jit_level' must be one of ['O0', 'O1', 'O2'], "
+                             f"but got {jit_level!r}.")
+        self.fn = fn
+        self.capture_mode = capture_mode
+        self.jit_level = jit_level or None
+        self.dynamic = dynamic
+        self.fullgraph = bool(fullgraph)
+        self.backend = backend
+        self.options = dict(options or {})
+        self.name = getattr(fn, "__qualname__", getattr(fn, "__name__", type(fn).__name__))
+        self._cache = {}           # spec -> list of entries (one per distinct graph)
+        self._current = {}         # spec -> the entry used last
+        self._warned = False
+        self._keys_seen = []
+        functools.update_wrapper(self, fn, updated=())
+
+    # methods: ``@jit def construct(self, x)`` binds like a function
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if P.active_capture() is not None or T.is_recording():
+            return self.fn(*args, **kwargs)
+        tensors, objects = [], []
+        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
+                _guards(self.fn), C._context["mode"], self._level())
+        entry = self._current.get(spec)
+        if entry is not None and entry.epoch == P.epoch:
+            if entry.fallback is not None:
+                return self.fn(*args, **kwargs)
+            if not entry.aliases or _aliases_hold(entry, tensors):
+                return _run(entry, tensors)
+        return self._miss(spec, entry, args, kwargs, tensors, objects)
+
+    def _level(self):
+        return self.jit_level or C._context.get("jit_config", {}).get("jit_level") or "O0"
+
+    # -- compile ---------------------------------------------------------------------
+    def _miss(self, spec, entry, args, kwargs, tensors, objects):
+        with _lock:
+            if entry is not None and entry.fallback is not None:
+                entry.epoch = P.epoch
+                return self.fn(*args, **kwargs)
+            new = self._capture(spec, args, kwargs, tensors, objects)
+            if new.fallback is not None:
+                self._current[spec] = new
+                self._cache.setdefault(spec, []).append(new)
+                return self._run_fallback(new, args, kwargs)
+            for old in self._cache.get(spec, ()):
+                if old.compiled is not None and old.signature == new.signature \
+                        and _same_objects(old, new):
+                    old.epoch = P.epoch
+                    self._current[spec] = old
+                    return _run(old, tensors)
+            self._compile(new)
+            self._cache.setdefault(spec, []).append(new)
+            self._current[spec] = new
+            self._note_key(spec)
+        return _run(new, tensors)
+
+    def _capture(self, spec, args, kwargs, tensors, objects):
+        entry = _Entry()
+        entry.static_objects = objects
+        entry.aliases = {}
+        entry.fallback = None
+        entry.compiled = None
+        entry.epoch = P.epoch
+        cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""))
+        syms = {}
+        sym_tensors = []
+        for i, t in enumerate(tensors):
+            s = syms.get(id(t))
+            if s is None:
+                s = syms[id(t)] = cap.arg_tensor(i, t, None)
+            sym_tensors.append(s)
+        it = _Leaves(sym_tensors)
+        sym_args = _rebuild(spec[0], it, objects)
+        sym_kwargs = _rebuild(spec[1], it, objects)
+        rng_state = R.get_state()
+        epoch = P.epoch
+        t0 = time.perf_counter()
+        prev = P.set_capture(cap)
+        try:
+            with P.handler_scope(lambda below: cap.handle):
+                out = self.fn(*sym_args, **sym_kwargs)
+            out_spec = _output_spec(out, cap, syms, tensors)
+        except Exception as e:
+            P.set_capture(prev)
+            R.set_state(rng_state)
+            P.epoch = max(P.epoch, epoch)
+            entry.fallback = _fallback_of(e)
+            if self.fullgraph:
+                raise CompileError(_compile_message(self.name, entry.fallback, e)) from e
+            return entry
+        finally:
+            P.set_capture(prev)
+        graph = cap.finish(out_spec[1])
+        entry.graph = graph
+        entry.out_spec = out_spec[0]
+        entry.objects = list(cap.objects)
+        entry.aliases = {i: tensors[i] for i in sorted(cap.aliased_args)}
+        entry.n_draws = cap.n_draws
+        entry.uses_rng = cap.rng is not None
+        entry.signature = signature(graph)
+        entry.compile_ms = (time.perf_counter() - t0) * 1e3
+        # the capture made no change a graph depends on; Cells built inside it did
+        entry.epoch = P.epoch
+        return entry
+
+    def _compile(self, entry):
+        t0 = time.perf_counter()
+        level = self._level()
+        dumper = dump.Dumper.from_context(entry.graph.name)
+        if dumper is not None:
+            dumper("capture", entry.graph)
+        graph = passes.run_pipeline(entry.graph, level, on_pass=dumper)
+        if dumper is not None:
+            dumper.final(graph)
+        entry.graph = graph
+        entry.compiled = codegen.generate(graph)
+        entry.peak_bytes = _peak_bytes(graph)
+        entry.compile_ms += (time.perf_counter() - t0) * 1e3
+
+    def _run_fallback(self, entry, args, kwargs):
+        f = entry.fallback
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"ms.jit could not compile '{self.name}' ({f.filename}:{f.line}: "
+                          f"{f.construct}); it runs in PyNative mode instead (same results, "
+                          "eager speed).", RuntimeWarning, stacklevel=4)
+        try:
+            return self.fn(*args, **kwargs)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                e.add_note(f"(ms.jit ran '{self.name}' in PyNative mode because it could not "
+                           f"be compiled: {f.filename}:{f.line}: {f.construct})")
+            raise
+
+    def _note_key(self, spec):
+        self._keys_seen.append(spec)
+        if len(self._keys_seen) == _RECOMPILE_WARN:
+            warnings.warn(f"ms.jit: '{self.name}' was compiled {_RECOMPILE_WARN} times for "
+                          f"different arguments ({_changing(self._keys_seen)}); each new "
+                          "shape, dtype or Python value of an argument compiles it again.",
+                          RuntimeWarning, stacklevel=4)
+
+    def report(self):
+        entries = [e for es in self._cache.values() for e in es]
+        return JitReport(self.name, entries, [e.fallback for e in entries if e.fallback])
+
+
+class _Leaves:
+    def __init__(self, tensors):
+        self.it = iter(tensors)
+        self.seen = []
+
+
+def _aliases_hold(entry, tensors):
+    """Whether the arguments that were also reached as closures or attributes at capture
+    are the same objects now (the graph read them as one input)."""
+    return all(tensors[i] is obj for i, obj in entry.aliases.items())
+
+
+def _same_objects(a, b):
+    return (len(a.objects) == len(b.objects) and all(x is y for x, y in zip(a.objects, b.objects))
+            and a.aliases.keys() == b.aliases.keys()
+            and all(a.aliases[i] is b.aliases[i] for i in a.aliases))
+
+
+def _output_spec(out, cap, syms, tensors):
+    """(template, graph outputs) of a traced function's result."""
+    outputs = []
+    arg_of = {id(s): i for i, s in enumerate(_first_syms(syms, tensors))}
+
+    def walk(x):
+        if isinstance(x, P._Tensor):
+            i = arg_of.get(id(x))
+            if i is not None and x._data.value is cap.graph.inputs[i]:
+                return ("A", i)
+            if type(x._data) is not np.ndarray:
+                outputs.append(x._data.value)
+                return ("V", len(outputs) - 1, i)
+            return ("O", x)
+        if isinstance(x, (tuple, list)):
+            return (type(x), tuple(walk(e) for e in x))
+        if isinstance(x, dict):
+            return (dict, tuple(x), tuple(walk(v) for v in x.values()))
+        return ("S", x)
+    return walk(out), outputs
+
+
+def _first_syms(syms, tensors):
+    return [syms[id(t)] for t in tensors]
+
+
+def _run(entry, tensors):
+    arrays = [t._data for t in tensors]
+    arrays += [o._data for o in entry.objects]
+    if entry.uses_rng:
+        arrays.append(R.state_array())
+    try:
+        outs = entry.compiled.fn(*arrays)
+    except Exception as e:
+        node = entry.compiled.node_at(e.__traceback__)
+        if node is not None and node.loc is not None and hasattr(e, "add_note"):
+            e.add_note(f"(in the compiled graph: {node.prim.name} called at "
+                       f"{node.loc[0]}:{node.loc[1]}: {node.loc[2]})")
+        raise
+    if entry.n_draws:
+        R.advance(entry.n_draws)
+    return _build(entry.out_spec, outs, tensors)
+
+
+def _build(spec, outs, tensors):
+    tag = spec[0]
+    if tag == "V":
+        if spec[2] is not None and outs[spec[1]] is tensors[spec[2]]._data:
+            return tensors[spec[2]]
+        return P.wrap(outs[spec[1]])
+    if tag == "A":
+        return tensors[spec[1]]
+    if tag == "O":
+        return spec[1]
+    if tag == "S":
+        return spec[1]
+    if tag is dict:
+        return {k: _build(s, outs, tensors) for k, s in zip(spec[1], spec[2])}
+    return tag(_build(s, outs, tensors) for s in spec[1])
+
+
+def _fallback_of(exc):
+    if isinstance(exc, GraphBreak) and exc.loc is not None:
+        return Fallback(exc.loc[0], exc.loc[1], exc.construct, exc.loc[2])
+    loc = _user_frame_of(exc.__traceback__)
+    construct = f"{type(exc).__name__}: {exc}"
+    if loc is None:
+        return Fallback("<unknown>", 0, construct)
+    return Fallback(loc[0], loc[1], construct, loc[2])
+
+
+def _user_frame_of(tb):
+    """The innermost traceback frame outside Spore (where the user's code was)."""
+    import linecache
+    from .capture import _SPORE_DIR
+    found = None
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
+            found = (fname, tb.tb_lineno, linecache.getline(fname, tb.tb_lineno).strip())
+        tb = tb.tb_next
+    return found
+
+
+def _compile_message(name, f, exc):
+    text = f"ms.jit could not compile '{name}': {f.filename}:{f.line}: {f.construct}"
+    if f.source:
+        text += f"\n    {f.source}"
+    hint = getattr(exc, "hint", None)
+    if hint:
+        text += f"\n{hint}"
+    return text
+
+
+def _changing(keys):
+    a, b = keys[-2], keys[-1]
+    parts = []
+    for i, (x, y) in enumerate(zip(a[0][1], b[0][1])):
+        if x != y:
+            parts.append(f"argument {i}")
+    return ", ".join(parts) or "keyword arguments or globals"
+
+
+def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgraph=False,
+        backend="", options=None, **kwargs):
+    """Compile ``function`` (a function, a method, a Cell's ``construct`` or a Cell) into a
+    graph on its first call; later calls with the same argument shapes, dtypes and
+    Python values run the generated code.
+
+    Examples:
+        >>> import spore as ms
+        >>> from spore import ops
+        >>> @ms.jit
+        ... def f(x):
+        ...     return ops.tanh(x) * 2
+        >>> f(ms.Tensor([0.0, 1.0]))
+        Tensor(shape=[2], dtype=Float32, value= [ 0.00000000e+00,  1.52318871e+00])
+    """
+    config = kwargs.pop("jit_config", None)
+    if kwargs:
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(kwargs)}")
+    if config is not None and jit_level is None:
+        jit_level = getattr(config, "jit_level", None) or None
+
+    def make(fn):
+        from ..nn.cell import Cell
+        if isinstance(fn, JitFunction):
+            return fn
+        if isinstance(fn, Cell):
+            return _jit_cell(fn, capture_mode=capture_mode, jit_level=jit_level,
+                             dynamic=dynamic, fullgraph=fullgraph, backend=backend,
+                             options=options)
+        if not callable(fn):
+            raise TypeError(f"For 'jit', the 'function' must be callable, but got "
+                            f"{type(fn).__name__}.")
+        return JitFunction(fn, capture_mode=capture_mode, jit_level=jit_level,
+                           dynamic=dynamic, fullgraph=fullgraph, backend=backend,
+                           options=options)
+    if function is None:
+        return make
+    return make(function)
+
+
+def _jit_cell(cell, **config):
+    """``ms.jit(cell)``: the cell's construct compiles in every mode; returns the cell."""
+    jf = JitFunction(cell.construct, **config)
+    jf.name = f"{type(cell).__name__}.construct"
+    cell.__dict__["_jit_fn"] = jf
+    return cell
+
+
+def jit_report(fn):
+    """The report of a compiled function: its entries, kernel count, peak bytes, compile
+    time and every fallback to PyNative (``ms.jit_report(fn)``)."""
+    from ..nn.cell import Cell
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if isinstance(fn, Cell):
+        fn = fn.__dict__.get("_jit_fn") or fn.__dict__.get("_graph_construct")
+        if fn is None:
+            raise ValueError("this Cell has not been compiled (call it in GRAPH_MODE, or "
+                             "through ms.jit, first)")
+    if not isinstance(fn, JitFunction):
+        raise TypeError(f"jit_report expects a function made by ms.jit, got "
+                        f"{type(fn).__name__}")
+    return fn.report()
+
+
+# --------------------------------------------------------------------------- GRAPH_MODE cells
+def run_cell(cell, args, kwargs):
+    """Cell.__call__ in GRAPH_MODE: compile ``construct`` (nested cells are inlined)."""
+    from .._autodiff import custom as _custom
+    if P.active_capture() is not None or T.is_recording():
+        if _custom.has_bprop(cell) and T.is_recording():
+            return _custom.call_with_bprop(cell, args, kwargs)
+        return cell.construct(*args, **kwargs)
+    d = cell.__dict__
+    jf = d.get("_jit_fn") or d.get("_graph_construct")
+    if jf is None:
+        construct = cell.construct
+        if isinstance(getattr(construct, "__func__", None), JitFunction):
+            return construct(*args, **kwargs)
+        config = d.get("_jit_config")
+        level = getattr(config, "jit_level", None) or None if config is not None else None
+        jf = JitFunction(construct, jit_level=level)
+        jf.name = f"{type(cell).__name__}.construct"
+        d["_graph_construct"] = jf
+    return jf(*args, **kwargs)

@@ -1,0 +1,251 @@
+"""Capture: run a Python function on symbolic tensors and record the graph it computes.
+
+NOTE: [Capture]
+While a function is traced, ``Capture.handle`` is the thread's handler at the dispatch
+point (NOTE: [Dispatch]): every primitive call appends a ``Node`` (its output shapes
+and dtypes come from the primitive's shape rule) and returns *symbolic* Tensors, whose
+``_data`` is a ``Sym`` — an aval that knows its graph value. Anything that needs the
+numbers of a symbolic tensor (``asnumpy``, ``item``, ``bool``, NumPy on it, printing
+it) raises ``GraphBreak`` naming the user's line; the caller then runs the function in
+PyNative instead (or reports the error under ``fullgraph=True``).
+
+A concrete Tensor met during capture (a Parameter, a ``self`` attribute, a closure or a
+global) becomes a graph input, identified by the object: the compiled call reads that
+object's data at every call, so it is never a stale constant, and the same object
+reached twice is one input. In-place writes give the written object a new graph value
+(a map from object to its latest value, as the tape keeps value ids), so a later read
+sees the write, while the generated code runs the in-place kernel on the real buffer.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from .ir import Graph, Node, Value
+
+_SPORE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_SCALARS = (bool, int, float, complex)
+
+
+class GraphBreak(Exception):
+    """Something in a traced function cannot be captured (the construct, where it is)."""
+
+    def __init__(self, construct, loc=None, hint=None):
+        self.construct = construct
+        self.loc = loc if loc is not None else user_location()
+        self.hint = hint
+        super().__init__(self._message())
+
+    def _message(self):
+        text = f"{self.construct}"
+        if self.loc is not None:
+            fname, line, src = self.loc
+            text = f"{fname}:{line}: {text}"
+            if src:
+                text += f"\n    {src}"
+        if self.hint:
+            text += f"\n{self.hint}"
+        return text
+
+
+class SymbolicAttributeError(GraphBreak, AttributeError):
+    """A traced tensor's ``_data`` has no such attribute (``getattr(data, name, default)``
+    still works for code that treats the attribute as optional)."""
+
+
+def user_location(skip_dirs=(_SPORE_DIR,)):
+    """(file, line, source) of the innermost frame outside the Spore package."""
+    f = sys._getframe(1)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not fname.startswith(skip_dirs) and not fname.startswith("<spore-jit"):
+            return (fname, f.f_lineno, linecache.getline(fname, f.f_lineno).strip())
+        f = f.f_back
+    return None
+
+
+_HOST_HINT = ("A compiled function cannot read a tensor's values on the host while it is "
+              "traced. Use ops on the tensor instead (e.g. ops.sin(x) rather than "
+              "np.sin(x.asnumpy())), or run this code outside @jit.")
+
+
+class Sym(ShapedArray):
+    """The ``_data`` of a symbolic Tensor: its shape and dtype, and its graph value."""
+
+    __slots__ = ("value",)
+    base = None
+
+    def __init__(self, value):
+        self.shape = value.aval.shape
+        self.dtype = value.aval.dtype
+        self.value = value
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def refuse_host_read(self, what):
+        raise GraphBreak(f"{what} reads the values of a traced tensor on the host",
+                         hint=_HOST_HINT)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise SymbolicAttributeError(f"reading the data of a traced tensor (.{name})", hint=_HOST_HINT)
+
+    def __array__(self, *args, **kwargs):
+        raise GraphBreak("converting a traced tensor to a NumPy array", hint=_HOST_HINT)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Sym({self.value!r}: {ShapedArray.__repr__(self)})"
+
+
+def is_symbolic(t):
+    return isinstance(getattr(t, "_data", None), Sym)
+
+
+def _new_tensor(value):
+    t = P._Tensor.__new__(P._Tensor)
+    t._data = Sym(value)
+    t._tape_ref = None
+    return t
+
+
+class Capture:
+    """One trace in progress (see NOTE: [Capture])."""
+
+    def __init__(self, name):
+        self.graph = Graph(name)
+        self.objects = []          # concrete tensors read, in input order (kept alive)
+        self.current = {}          # id(concrete tensor) -> its latest graph value
+        self.arg_objects = {}      # id(caller's argument object) -> (arg index, value)
+        self.aliased_args = set()  # argument indices also reached as a closure/attribute
+        self.rng = None
+        self.n_draws = 0
+
+    # -- values ------------------------------------------------------------------
+    def arg_tensor(self, index, obj, label):
+        """The symbolic Tensor the traced function receives for a tensor argument."""
+        v = self.graph.add_input(ShapedArray(obj._data.shape, obj._data.dtype), "arg", label)
+        self.arg_objects[id(obj)] = (index, v)
+        return _new_tensor(v)
+
+    def value_of(self, t):
+        d = t._data
+        if type(d) is Sym:
+            return d.value
+        key = id(t)
+        v = self.current.get(key)
+        if v is not None:
+            return v
+        hit = self.arg_objects.get(key)
+        if hit is not None:          # the caller's own argument object, reached another way
+            self.aliased_args.add(hit[0])
+            return hit[1]
+        if not isinstance(d, np.ndarray):
+            raise GraphBreak(f"a tensor on an unsupported device ({type(d).__name__})")
+        role = "param" if isinstance(t, P._Parameter) else "tensor"
+        label = getattr(t, "name", None) if role == "param" else None
+        v = self.graph.add_input(ShapedArray(d.shape, d.dtype), role, label)
+        self.objects.append(t)
+        self.current[key] = v
+        return v
+
+    def _operand(self, prim, a):
+        if isinstance(a, P._Tensor):
+            v = self.value_of(a)
+            return v, v.aval
+        if isinstance(a, np.generic):
+            a = a.item()
+        if a is None or isinstance(a, _SCALARS):
+            return a, a
+        if isinstance(a, np.ndarray):
+            P._unwrap_input(prim, a)          # raises MindSpore's TypeError
+        if isinstance(a, (list, tuple)):
+            arr = P._Tensor(a)._data
+            c = self.graph.add_const(arr)
+            return c, c.aval
+        P._unwrap_input(prim, a)              # raises the eager error for other types
+        raise TypeError(f"For '{prim.name}', unsupported input of type {type(a).__name__}.")
+
+    # -- the handler -------------------------------------------------------------------
+    def handle(self, prim, args, attrs):
+        if prim.infer is None:
+            raise GraphBreak(f"primitive '{prim.name}' has no shape rule, so it cannot be "
+                             "compiled yet")
+        operands, avals = [], []
+        for a in args:
+            o, av = self._operand(prim, a)
+            operands.append(o)
+            avals.append(av)
+        out = prim.infer(attrs, *avals)
+        outs = out if isinstance(out, tuple) else (out,)
+        if any(d is None or d < 0 for a in outs for d in a.shape):
+            raise GraphBreak(f"'{prim.name}' returns a shape that depends on the values of its "
+                             "inputs (a dynamic shape), which a compiled graph cannot hold yet")
+        node = Node(prim, operands, dict(attrs), (), loc=user_location())
+        values = tuple(Value(ShapedArray(a.shape, a.dtype), node) for a in outs)
+        node.outputs = values
+        written = []
+        for i in prim.writes:
+            if i < len(args) and isinstance(args[i], P._Tensor):
+                new = values[0] if (i == 0 and prim.returns_input) else \
+                    Value(operands[i].aval, node)
+                written.append((i, new))
+        node.written = tuple(written)
+        self.graph.nodes.append(node)
+        for i, new in written:
+            self._rebind(args[i], new)
+        if prim.returns_input:
+            return args[0]
+        if prim.multiple_results:
+            return tuple(_new_tensor(v) for v in values)
+        return _new_tensor(values[0])
+
+    def _rebind(self, t, value):
+        if type(t._data) is Sym:
+            t._data = Sym(value)
+            return
+        self.value_of(t)   # make sure it is an input first
+        hit = self.arg_objects.get(id(t))
+        if hit is not None and id(t) not in self.current:
+            self.aliased_args.add(hit[0])
+        self.current[id(t)] = value
+
+    # -- hooks used below the compiler (random keys, snapshots) ---------------------------
+    def random_key(self, seed):
+        from .._prims.random import random_key_p
+        if self.rng is None:        # the last input; ``finish`` appends it
+            self.rng = Value(ShapedArray((3,), np.uint64), role="rng")
+        self.n_draws += 1
+        node = Node(random_key_p, (self.rng,), {"seed": seed, "offset": self.n_draws}, (),
+                    loc=user_location())
+        v = Value(ShapedArray((2,), np.uint64), node)
+        node.outputs = (v,)
+        self.graph.nodes.append(node)
+        return _new_tensor(v)
+
+    def snapshot(self, t):
+        from .._prims.special import copy_p
+        return self.handle(copy_p, (t,), {})
+
+    def finish(self, outputs):
+        """Close the graph: its outputs, and the random state as its last input."""
+        if self.rng is not None:
+            self.graph.inputs.append(self.rng)
+        self.graph.outputs = list(outputs)
+        return self.graph

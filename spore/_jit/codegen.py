@@ -1,0 +1,174 @@
+"""Codegen: a Graph becomes straight-line Python source that calls bare kernels.
+
+NOTE: [Codegen]
+Each node is *specialised* once, at compile time: its dtype policy is resolved from the
+avals (casts are inserted only where an input's dtype differs from the compute dtype,
+weak Python scalars are converted once), so the generated code calls the NumPy kernel
+directly instead of the eager wrapper. Primitives with a custom ``prepare`` step take a
+small adapter that rebuilds their eager call. The source is registered with
+``linecache`` (tracebacks and pdb show it), every line carries the user's file:line,
+and large intermediates are released after their last use.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+
+import numpy as np
+
+from .._core import primitive as P
+from .ir import Value
+
+_serial = itertools.count()
+_ndarray = np.ndarray
+_SCALARS = (bool, int, float, complex)
+_FREE_BYTES = 1 << 16      # intermediates at least this large are released after last use
+
+
+def _as_array(x):
+    return x if type(x) is _ndarray else np.asarray(x)
+
+
+def _prepared_kernel(prim, attrs, n):
+    """Adapter for primitives with their own ``prepare``: rebuild the eager call."""
+    kernel = prim._cpu
+    wrap = P.wrap
+
+    def run(*arrays):
+        args = [wrap(a) if type(a) is _ndarray else a for a in arrays]
+        return kernel(*prim.prepare(args), **attrs)
+    return run
+
+
+def specialize(node):
+    """(callable, literal arguments) for one node: the callable takes the node's inputs in
+    order, literals already converted."""
+    prim, attrs = node.prim, node.attrs
+    items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
+    inputs = list(node.inputs)
+    if prim._prepare is not None:
+        fn = _prepared_kernel(prim, attrs, len(inputs))
+        return fn, inputs, []
+    kernel = prim._cpu
+    casts = []
+    if prim.policy is not None:
+        compute, has_strong = prim.policy_dtype(items)
+        for i, x in enumerate(inputs):
+            if isinstance(x, _SCALARS):
+                inputs[i] = P.convert_scalar(x, compute, has_strong, np)
+            elif isinstance(x, Value) and x.aval.dtype != compute:
+                casts.append((i, compute))
+    fn = functools.partial(kernel, **attrs) if attrs else kernel
+    return fn, inputs, casts
+
+
+class Compiled:
+    """The executable of one graph: ``run(*input_arrays) -> tuple of output arrays``."""
+
+    def __init__(self, graph, fn, source, filename, line_nodes):
+        self.graph = graph
+        self.fn = fn
+        self.source = source
+        self.filename = filename
+        self.line_nodes = line_nodes
+
+    def node_at(self, tb):
+        """The graph node whose generated line raised (from a traceback)."""
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                return self.line_nodes.get(tb.tb_lineno)
+            tb = tb.tb_next
+        return None
+
+
+def generate(graph):
+    """Compile ``graph`` to a Python function over arrays."""
+    names = {}
+    glob = {"_arr": _as_array}
+    lines = []
+    line_nodes = {}
+    for i, v in enumerate(graph.inputs):
+        names[v] = f"i{i}"
+    for i, c in enumerate(graph.consts):
+        names[c] = f"c{i}"
+        glob[f"c{i}"] = c.const
+    last_use = _last_uses(graph)
+    lits = itertools.count()
+
+    def operand(x):
+        if isinstance(x, Value):
+            return names[x]
+        if x is None or isinstance(x, (bool, int)) or (isinstance(x, float)
+                                                       and np.isfinite(x)):
+            return repr(x)
+        name = f"l{next(lits)}"
+        glob[name] = x
+        return name
+
+    header = f"def {_ident(graph.name)}(" + ", ".join(names[v] for v in graph.inputs) + "):"
+    lines.append(header)
+    vcount = itertools.count()
+    for k, node in enumerate(graph.nodes):
+        fn, inputs, casts = specialize(node)
+        kname = f"k{k}"
+        glob[kname] = fn
+        args = [operand(x) for x in inputs]
+        for i, dt in casts:
+            dname = f"t{k}_{i}"
+            glob[dname] = dt
+            args[i] = f"{args[i]}.astype({dname})"
+        for v in node.outputs:
+            names[v] = f"v{next(vcount)}"
+        outs = [names[v] for v in node.outputs]
+        call = f"{kname}({', '.join(args)})"
+        loc = f"  # {node.prim.name}" + (f" at {node.loc[0]}:{node.loc[1]}" if node.loc else "")
+        if node.prim.multiple_results:
+            target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+            lines.append(f"    {target} = {call}{loc}")
+        elif node.outputs[0].aval.shape == ():
+            lines.append(f"    {outs[0]} = _arr({call}){loc}")
+        else:
+            lines.append(f"    {outs[0]} = {call}{loc}")
+        line_nodes[len(lines)] = node
+        for i, new in node.written:
+            if new not in node.outputs:
+                names[new] = names[node.inputs[i]]      # written in place: same buffer
+        dead = [names[v] for v in last_use.get(k, ()) if names[v].startswith("v")]
+        if dead:
+            lines.append(f"    del {', '.join(sorted(set(dead)))}")
+    outs = ", ".join(names[v] for v in graph.outputs)
+    lines.append(f"    return ({outs}{',' if len(graph.outputs) == 1 else ''})")
+    source = "\n".join(lines) + "\n"
+    filename = f"<spore-jit:{graph.name}:{next(_serial)}>"
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = {}
+    exec(code, glob, ns)
+    fn = ns[_ident(graph.name)]
+    return Compiled(graph, fn, source, filename, line_nodes)
+
+
+def _ident(name):
+    s = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "graph"
+    return s if not s[0].isdigit() else "_" + s
+
+
+def _last_uses(graph):
+    """node index -> large intermediate values whose last reader is that node."""
+    last = {}
+    for k, node in enumerate(graph.nodes):
+        for x in node.inputs:
+            if isinstance(x, Value) and x.node is not None:
+                last[x] = k
+    keep = set(graph.outputs)
+    written_bases = set()
+    for node in graph.nodes:
+        for i, new in node.written:
+            written_bases.add(node.inputs[i])
+    out = {}
+    for v, k in last.items():
+        if v in keep or v in written_bases or v.nbytes < _FREE_BYTES:
+            continue
+        out.setdefault(k, []).append(v)
+    return out
