@@ -82,29 +82,46 @@ def _rebuild(spec, tensors, objects):
     return tag(_rebuild(s, tensors, objects) for s in spec[1])
 
 
-def _guards(fn):
-    """The Python scalars a function reads from its globals and closure (part of the key:
-    MindSpore treats them as compile-time constants)."""
+def _guard_names(fn):
+    """(global names, closure cells) of ``fn`` that hold Python scalars or strings at its
+    first call; () when there are none."""
+    fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
     if code is None:
         return ()
-    out = []
     g = getattr(fn, "__globals__", {})
-    for name in code.co_names:
-        v = g.get(name, _missing)
-        if v is not _missing and isinstance(v, (bool, int, float, str)):
-            out.append((name, v))
-    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+    names = tuple(n for n in code.co_names
+                  if isinstance(g.get(n, _missing), (bool, int, float, str)))
+    cells = []
+    for cell in getattr(fn, "__closure__", None) or ():
         try:
-            v = cell.cell_contents
+            if isinstance(cell.cell_contents, (bool, int, float, str)):
+                cells.append(cell)
         except ValueError:
             continue
-        if isinstance(v, (bool, int, float, str)):
-            out.append((name, v))
-    return tuple(out)
+    if not names and not cells:
+        return ()
+    return names, tuple(cells)
+
+
+def _fast_key(args):
+    """Shapes and dtypes of ``args`` when they are distinct plain tensors, else None."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is not _Tensor and t is not _Parameter:
+            return None
+        d = a._data
+        key.append(d.shape)
+        key.append(d.dtype)
+    if len(args) > 1 and len({id(a) for a in args}) != len(args):
+        return None
+    return tuple(key)
 
 
 _missing = object()
+_Tensor = P._Tensor          # set by spore._tensor / spore._parameter, imported before this
+_Parameter = P._Parameter
 
 
 # --------------------------------------------------------------------------- entries
@@ -201,6 +218,7 @@ class JitFunction:
         self.options = dict(options or {})
         self.name = getattr(fn, "__qualname__", getattr(fn, "__name__", type(fn).__name__))
         self._cache = {}           # spec -> list of entries (one per distinct graph)
+        self._fast = {}            # shapes and dtypes of plain tensor arguments -> entry
         self._current = {}         # spec -> the entry used last
         self._warned = False
         self._keys_seen = []
@@ -213,44 +231,85 @@ class JitFunction:
         return types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
-        if P.active_capture() is not None or T.is_recording():
+        if P._scopes and (P.active_capture() is not None or T.is_recording()):
             return self.fn(*args, **kwargs)
+        fast = None
+        if not kwargs:
+            # the common call: distinct tensors only (shapes and dtypes are the whole key)
+            fast = _fast_key(args)
+            if fast is not None:
+                if self._guard_names:
+                    fast = (fast, self._guard_values())
+                entry = self._fast.get(fast)
+                if entry is not None and entry.epoch == P.epoch and not entry.aliases \
+                        and entry.fallback is None:
+                    return _run(entry, args)
         tensors, objects = [], []
         spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
-                _guards(self.fn), C._context["mode"], self._level())
+                self._guard_values(), C._context["mode"], self._level())
         entry = self._current.get(spec)
-        if entry is not None and entry.epoch == P.epoch:
-            if entry.fallback is not None:
-                return self.fn(*args, **kwargs)
-            if not entry.aliases or _aliases_hold(entry, tensors):
-                return _run(entry, tensors)
-        return self._miss(spec, entry, args, kwargs, tensors, objects)
+        if entry is None or entry.epoch != P.epoch or (entry.aliases and entry.fallback is None
+                                                       and not _aliases_hold(entry, tensors)):
+            return self._miss(spec, entry, args, kwargs, tensors, objects, fast)
+        if fast is not None:
+            self._fast[fast] = entry
+        if entry.fallback is not None:
+            return self.fn(*args, **kwargs)
+        return _run(entry, tensors)
+
+    @property
+    def _guard_names(self):
+        names = self.__dict__.get("_guards_cache")
+        if names is None:
+            names = self.__dict__["_guards_cache"] = _guard_names(self.fn)
+        return names
+
+    def _guard_values(self):
+        """The Python scalars the function reads from its globals and closure (part of the
+        key: MindSpore treats them as compile-time constants)."""
+        names = self._guard_names
+        if not names:
+            return ()
+        g, cells = names
+        out = [self.fn.__globals__.get(n, _missing) for n in g]
+        out += [c.cell_contents for c in cells]
+        return tuple(out)
 
     def _level(self):
         return self.jit_level or C._context.get("jit_config", {}).get("jit_level") or "O0"
 
     # -- compile ---------------------------------------------------------------------
-    def _miss(self, spec, entry, args, kwargs, tensors, objects):
+    def _miss(self, spec, entry, args, kwargs, tensors, objects, fast=None):
+        entry = self._lookup(spec, entry, args, kwargs, tensors, objects)
+        if fast is not None and entry.fallback is None:
+            self._fast[fast] = entry
+        if entry.fallback is not None:
+            return self._run_fallback(entry, args, kwargs)
+        return _run(entry, tensors)
+
+    def _lookup(self, spec, entry, args, kwargs, tensors, objects):
+        """The entry for ``spec`` after the epoch moved or on a first call: traced again,
+        reused when the graph is the same, compiled otherwise."""
         with _lock:
             if entry is not None and entry.fallback is not None:
                 entry.epoch = P.epoch
-                return self.fn(*args, **kwargs)
+                return entry
             new = self._capture(spec, args, kwargs, tensors, objects)
             if new.fallback is not None:
                 self._current[spec] = new
                 self._cache.setdefault(spec, []).append(new)
-                return self._run_fallback(new, args, kwargs)
+                return new
             for old in self._cache.get(spec, ()):
                 if old.compiled is not None and old.signature == new.signature \
                         and _same_objects(old, new):
                     old.epoch = P.epoch
                     self._current[spec] = old
-                    return _run(old, tensors)
+                    return old
             self._compile(new)
             self._cache.setdefault(spec, []).append(new)
             self._current[spec] = new
             self._note_key(spec)
-        return _run(new, tensors)
+            return new
 
     def _capture(self, spec, args, kwargs, tensors, objects):
         entry = _Entry()

@@ -30,26 +30,32 @@ def _as_array(x):
     return x if type(x) is _ndarray else np.asarray(x)
 
 
-def _prepared_kernel(prim, attrs, n):
-    """Adapter for primitives with their own ``prepare``: rebuild the eager call."""
+def _prepared_kernel(prim, attrs, glob, name):
+    """Adapter for primitives with their own ``prepare``: rebuild the eager call. When
+    ``prepare`` hands the kernel its inputs unchanged (it only checked them, and its
+    decisions depend on shapes and dtypes alone), the generated code's global ``name``
+    is rebound to the bare kernel after the first call."""
     kernel = prim._cpu
+    direct = functools.partial(kernel, **attrs) if attrs else kernel
     wrap = P.wrap
 
     def run(*arrays):
         args = [wrap(a) if type(a) is _ndarray else a for a in arrays]
-        return kernel(*prim.prepare(args), **attrs)
+        prepared = prim.prepare(args)
+        if len(prepared) == len(arrays) and all(p is a for p, a in zip(prepared, arrays)):
+            glob[name] = direct
+        return kernel(*prepared, **attrs)
     return run
 
 
-def specialize(node):
-    """(callable, literal arguments) for one node: the callable takes the node's inputs in
-    order, literals already converted."""
+def specialize(node, glob, name):
+    """(callable, inputs, casts) for one node: the callable takes the node's inputs in
+    order (literals already converted); ``casts`` lists (position, dtype) to cast first."""
     prim, attrs = node.prim, node.attrs
     items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
     inputs = list(node.inputs)
     if prim._prepare is not None:
-        fn = _prepared_kernel(prim, attrs, len(inputs))
-        return fn, inputs, []
+        return _prepared_kernel(prim, attrs, glob, name), inputs, []
     kernel = prim._cpu
     casts = []
     if prim.policy is not None:
@@ -110,8 +116,8 @@ def generate(graph):
     lines.append(header)
     vcount = itertools.count()
     for k, node in enumerate(graph.nodes):
-        fn, inputs, casts = specialize(node)
         kname = f"k{k}"
+        fn, inputs, casts = specialize(node, glob, kname)
         glob[kname] = fn
         args = [operand(x) for x in inputs]
         for i, dt in casts:
@@ -150,8 +156,8 @@ def generate(graph):
 
 
 def _ident(name):
-    s = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "graph"
-    return s if not s[0].isdigit() else "_" + s
+    """A legal Python function name for a graph (never a keyword such as ``lambda``)."""
+    return "graph_" + "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
 
 
 def _last_uses(graph):
