@@ -73,7 +73,10 @@ def _zeros(t):
 def call_with_bprop(cell, args, kwargs):
     """Run ``cell`` unrecorded, then record it as one primitive with the cell's bprop."""
     call = _Call(cell, args)
-    with P.handler_scope(lambda below: P._eager_handler):
+    capture = P.active_capture()
+    # unrecorded: straight to the kernels, or (inside a compiled function) to the graph
+    base = P._eager_handler if capture is None else capture.handle
+    with P.handler_scope(lambda below: base):
         out = cell.construct(*args, **kwargs)
     call.single = not isinstance(out, tuple)
     outs = (out,) if call.single else tuple(out)

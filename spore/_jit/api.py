@@ -378,9 +378,9 @@ class JitFunction:
         f = entry.fallback
         if not self._warned:
             self._warned = True
-            warnings.warn(f"ms.jit could not compile '{self.name}' ({f.filename}:{f.line}: "
+            _warn_at_user(f"ms.jit could not compile '{self.name}' ({f.filename}:{f.line}: "
                           f"{f.construct}); it runs in PyNative mode instead (same results, "
-                          "eager speed).", RuntimeWarning, stacklevel=4)
+                          "eager speed).")
         try:
             return self.fn(*args, **kwargs)
         except Exception as e:
@@ -392,10 +392,9 @@ class JitFunction:
     def _note_key(self, spec):
         self._keys_seen.append(spec)
         if len(self._keys_seen) == _RECOMPILE_WARN:
-            warnings.warn(f"ms.jit: '{self.name}' was compiled {_RECOMPILE_WARN} times for "
+            _warn_at_user(f"ms.jit: '{self.name}' was compiled {_RECOMPILE_WARN} times for "
                           f"different arguments ({_changing(self._keys_seen)}); each new "
-                          "shape, dtype or Python value of an argument compiles it again.",
-                          RuntimeWarning, stacklevel=4)
+                          "shape, dtype or Python value of an argument compiles it again.")
 
     def report(self):
         entries = [e for es in self._cache.values() for e in es]
@@ -479,6 +478,21 @@ def _build(spec, outs, tensors):
     if tag is dict:
         return {k: _build(s, outs, tensors) for k, s in zip(spec[1], spec[2])}
     return tag(_build(s, outs, tensors) for s in spec[1])
+
+
+def _warn_at_user(message):
+    """A RuntimeWarning attributed to the innermost frame outside Spore (the user's call)."""
+    import sys
+    from .capture import _SPORE_DIR
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_SPORE_DIR):
+        f = f.f_back
+    if f is None:
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(message, RuntimeWarning, f.f_code.co_filename, f.f_lineno,
+                           module=f.f_globals.get("__name__"),
+                           registry=f.f_globals.setdefault("__warningregistry__", {}))
 
 
 def _fallback_of(exc):

@@ -243,6 +243,10 @@ class Capture:
         from .._prims.special import copy_p
         return self.handle(copy_p, (t,), {})
 
+    def unsupported(self, construct):
+        """Stop the trace: ``construct`` cannot be compiled (the function runs in PyNative)."""
+        raise GraphBreak(construct)
+
     def finish(self, outputs):
         """Close the graph: its outputs, and the random state as its last input."""
         if self.rng is not None:

@@ -156,6 +156,10 @@ class Cell:
                     args = new if isinstance(new, tuple) else (new,)
         hook_call = None
         if self._backward_hooks:
+            capture = _P.active_capture()
+            if capture is not None:     # as in MindSpore: backward hooks run in PyNative
+                capture.unsupported(f"a backward hook registered on {type(self).__name__} "
+                                    "(register_backward_hook)")
             hook_call, args = _hooks.hook_inputs(self, args)
         if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__:
             from .._jit import run_cell

@@ -166,3 +166,54 @@ def test_save_graphs_writes_one_file_per_pass_and_a_dot(tmp_path):
     assert "Tanh" in text and "test_graph_mode.py" in text
     after_cse = (tmp_path / [n for n in irs if "cse" in n][0]).read_text()
     assert after_cse.count("Tanh(") == 1 and text.count("Tanh(") == 2
+
+
+def test_custom_bprop_cell_inside_a_compiled_gradient():
+    class Scaled(nn.Cell):
+        def construct(self, x):
+            return x * 3
+
+        def bprop(self, x, out, dout):
+            return (dout * 10,)
+    cell = Scaled()
+    g = ops.grad(lambda x: (cell(x) ** 2).sum())
+    jg = ms.jit(g)
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(jg(x).asnumpy(), [60.0, 120.0])
+    np.testing.assert_array_equal(jg(x).asnumpy(), g(x).asnumpy())
+    assert not ms.jit_report(jg).fallbacks
+
+
+def test_backward_hooks_make_the_step_run_in_pynative_every_call():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_seed(0)
+    net = MLP()
+    calls = []
+    net.fc2.register_backward_hook(lambda cell, gin, gout: calls.append(1))
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    with pytest.warns(RuntimeWarning, match="backward hook"):
+        step(_t(4, 8), _t(4, 3, seed=1))
+    step(_t(4, 8), _t(4, 3, seed=1))
+    assert len(calls) == 2
+    (fb,) = ms.jit_report(step).fallbacks
+    assert "register_backward_hook" in fb.construct
+
+
+def test_forward_hooks_and_mixed_precision_are_traced():
+    x = _t(3, 8)
+    y = Tensor(np.array([0, 1, 2], np.int32))
+    runs = []
+    for m in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=m)
+        ms.set_seed(3)
+        net = MLP()
+        net.fc1.register_forward_hook(lambda cell, inputs, out: out * 2)
+        amp_net = ms.amp.auto_mixed_precision(net, "O2")
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(amp_net, loss),
+                                   nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        runs.append([float(step(x, y).asnumpy()) for _ in range(3)])
+        if m == ms.GRAPH_MODE:
+            assert not ms.jit_report(step).fallbacks
+    np.testing.assert_allclose(runs[1], runs[0], rtol=1e-6)
