@@ -22,8 +22,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED = pathlib.Path(os.environ.get("SPORE_SHARED", ROOT.parent / "shared"))
 
 
+# SPORE_TEST_MODE=graph runs a test selection with GRAPH_MODE as the starting mode (every
+# Cell call compiles): tests/jit/test_suite_in_graph_mode.py uses it for nn and training.
+_START_GRAPH = os.environ.get("SPORE_TEST_MODE") == "graph"
+
+
 @pytest.fixture(autouse=True)
 def _reset_context():
+    if _START_GRAPH:
+        _context.set_context(mode=_context.GRAPH_MODE)
     yield
     _context.reset_for_tests()
 

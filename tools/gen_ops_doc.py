@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "ops.md"
 COMMAND = "python tools/gen_ops_doc.py"
 
-EFFECTS = {None: "", "random": "random", "state": "writes state", "print": "prints"}
+EFFECTS = {None: "", "random": "random", "state": "writes state", "print": "prints",
+           "check": "raises when a check fails"}
 
 
 # --------------------------------------------------------------------------- the live objects

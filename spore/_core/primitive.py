@@ -228,7 +228,7 @@ _SCALAR_TYPES = (bool, int, float, complex)
 REGISTRY = {}
 
 KINDS = ("elementwise", "reduce", "opaque", "view")
-EFFECTS = (None, "random", "state", "print")
+EFFECTS = (None, "random", "state", "print", "check")
 
 
 class Primitive:

@@ -134,11 +134,12 @@ class _Entry:
 class Fallback:
     """Why a function runs in PyNative instead (one per cache key)."""
 
-    def __init__(self, filename, line, construct, source=""):
+    def __init__(self, filename, line, construct, source="", is_break=True):
         self.filename = filename
         self.line = line
         self.construct = construct
         self.source = source
+        self.is_break = is_break      # a construct capture cannot represent (vs. an error)
 
     def __repr__(self):
         return f"{self.filename}:{self.line}: {self.construct}"
@@ -375,12 +376,15 @@ class JitFunction:
         entry.compile_ms += (time.perf_counter() - t0) * 1e3
 
     def _run_fallback(self, entry, args, kwargs):
+        """Run the Python function (PyNative). A construct that cannot be captured warns
+        first; an error the trace hit is re-raised by the PyNative run when it is the
+        user's (a bad argument raises there too), and warns only when PyNative succeeds."""
         f = entry.fallback
-        if not self._warned:
-            self._warned = True
-            _warn_at_user(f"ms.jit could not compile '{self.name}' ({f.filename}:{f.line}: "
-                          f"{f.construct}); it runs in PyNative mode instead (same results, "
-                          "eager speed).")
+        if not f.is_break:
+            out = self.fn(*args, **kwargs)
+            self._warn_fallback(f)
+            return out
+        self._warn_fallback(f)
         try:
             return self.fn(*args, **kwargs)
         except Exception as e:
@@ -388,6 +392,13 @@ class JitFunction:
                 e.add_note(f"(ms.jit ran '{self.name}' in PyNative mode because it could not "
                            f"be compiled: {f.filename}:{f.line}: {f.construct})")
             raise
+
+    def _warn_fallback(self, f):
+        if not self._warned:
+            self._warned = True
+            _warn_at_user(f"ms.jit could not compile '{self.name}' ({f.filename}:{f.line}: "
+                          f"{f.construct}); it runs in PyNative mode instead (same results, "
+                          "eager speed).")
 
     def _note_key(self, spec):
         self._keys_seen.append(spec)
@@ -501,21 +512,26 @@ def _fallback_of(exc):
     loc = _user_frame_of(exc.__traceback__)
     construct = f"{type(exc).__name__}: {exc}"
     if loc is None:
-        return Fallback("<unknown>", 0, construct)
-    return Fallback(loc[0], loc[1], construct, loc[2])
+        return Fallback("<unknown>", 0, construct, is_break=isinstance(exc, GraphBreak))
+    return Fallback(loc[0], loc[1], construct, loc[2], is_break=isinstance(exc, GraphBreak))
 
 
 def _user_frame_of(tb):
-    """The innermost traceback frame outside Spore (where the user's code was)."""
+    """The innermost frame outside Spore on the way to where ``tb`` was raised (the user's
+    line that led there)."""
     import linecache
     from .capture import _SPORE_DIR
-    found = None
-    while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
-            found = (fname, tb.tb_lineno, linecache.getline(fname, tb.tb_lineno).strip())
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
         tb = tb.tb_next
-    return found
+    f = tb.tb_frame
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
+            return (fname, f.f_lineno, linecache.getline(fname, f.f_lineno).strip())
+        f = f.f_back
+    return None
 
 
 def _compile_message(name, f, exc):

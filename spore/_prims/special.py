@@ -94,3 +94,27 @@ def _print_infer(attrs, *tensors):
 
 print_p = Primitive("Print", _make_print, kind="opaque", effect="print", nondiff=True,
                     infer=_print_infer)
+
+
+# ----------------------------------------------------------------- runtime checks
+class CheckError(P.SporeError, RuntimeError):
+    """A runtime check of a Spore primitive failed (raised as it is, in both modes)."""
+
+
+def _make_check(xp):
+    def check(failed, *values, message):
+        if bool(xp.any(failed)):
+            raise CheckError(message.format(*[v.tolist() for v in values]))
+        return np.zeros((), np.bool_)
+    return check
+
+
+def _check_infer(attrs, failed, *values):
+    return ShapedArray((), np.bool_)
+
+
+# ``Check(failed, *values; message)`` raises RuntimeError(message.format(*values)) when any
+# element of ``failed`` is true: an error condition that must hold in compiled code too
+# (a check effect: never removed, merged or moved).
+check_p = Primitive("Check", _make_check, kind="opaque", effect="check", nondiff=True,
+                    infer=_check_infer)

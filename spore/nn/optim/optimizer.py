@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import ops
 from ..._core import backend as B
+from ..._prims.special import check_p
 from ..._dtype import float32
 from ..._parameter import Parameter, ParameterTuple
 from ..._tensor import Tensor
@@ -455,13 +456,12 @@ class _IteratorLearningRate(LearningRateSchedule):
         self.learning_rate = Parameter(learning_rate, name=name)
 
     def construct(self, global_step):
-        try:
-            return self.learning_rate[global_step]
-        except IndexError:
-            raise RuntimeError(
-                f"For 'Optimizer', the learning rate was given for "
-                f"{self.learning_rate.shape[0]} steps, but step {int(global_step[0])} was "
-                "reached: give a longer list of learning rates.") from None
+        n = self.learning_rate.shape[0]
+        # a runtime check rather than try/except, so it holds in compiled code too
+        check_p(global_step >= n, global_step,
+                message=f"For 'Optimizer', the learning rate was given for {n} steps, but "
+                        "step {0[0]} was reached: give a longer list of learning rates.")
+        return self.learning_rate[global_step]
 
 
 class _ScaledWeightDecay(Cell):
