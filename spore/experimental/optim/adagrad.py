@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
-from .optimizer import Optimizer, check_at_least, step_tensor
+from .optimizer import Optimizer, check_at_least, f32, step_tensor
 
 __all__ = ["Adagrad"]
 
@@ -43,10 +43,11 @@ class Adagrad(Optimizer):
 
     def construct(self, gradients):
         for group, lr, params, grads, part in self.groups(gradients):
-            decayed_lr = lr / (1 + step_tensor(self.step_t) * group["lr_decay"])
+            lr_decay, eps = f32(group["lr_decay"], group["eps"])
+            decayed_lr = lr / (1 + step_tensor(self.step_t) * lr_decay)
             grads = self._decay_weight(group["weight_decay"], params, grads)
             for p, g, h in zip(params, grads, self.accum[part]):
                 ops.assign(h, h + g * g)
-                ops.assign(p, p - decayed_lr * g / (ops.sqrt(h) + group["eps"]))
+                ops.assign(p, p - decayed_lr * (g / (ops.sqrt(h) + eps)))
         self.count_step(self.step_t)
         return True

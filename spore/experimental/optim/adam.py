@@ -13,11 +13,18 @@ __all__ = ["Adam"]
 
 def check_adam_args(cls_name, lr, betas, eps, weight_decay):
     """The argument checks Adam and AdamW share (MindSpore's order and messages)."""
-    if not isinstance(lr, Tensor) and check_at_least(lr, "lr", cls_name) < 0:
+    value = float(lr.asnumpy().reshape(-1)[0]) if isinstance(lr, Tensor) and lr.size == 1 \
+        else lr
+    for name, number in (("lr", value), ("eps", eps), ("weight_decay", weight_decay)):
+        if not isinstance(number, Tensor):
+            check_at_least(number, name, cls_name, low=float("-inf"))
+    if not isinstance(value, Tensor) and value < 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
-    check_at_least(eps, "eps", cls_name)
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
     check_betas(betas, cls_name)
-    check_at_least(weight_decay, "weight_decay", cls_name)
+    if weight_decay < 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def beta_powers(beta1, beta2, step):

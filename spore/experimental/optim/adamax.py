@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
-from ..._dtype import float32
-from ..._tensor import Tensor
-from .optimizer import Optimizer, check_at_least, check_in_range, step_tensor
+from .optimizer import Optimizer, check_at_least, check_in_range, f32, step_tensor
 
 __all__ = ["Adamax"]
 
@@ -44,11 +42,11 @@ class Adamax(Optimizer):
     def construct(self, gradients):
         self.count_step(self.step_t)
         for group, lr, params, grads, part in self.groups(gradients):
-            beta1, beta2 = group["betas"]
+            beta1, beta2, eps = f32(*group["betas"], group["eps"])
             grads = self._decay_weight(group["weight_decay"], params, grads)
-            clr = lr / (1 - ops.pow(Tensor(beta1, float32), step_tensor(self.step_t)))
+            clr = lr / (1 - ops.pow(beta1, step_tensor(self.step_t)))
             for p, g, m, u in zip(params, grads, self.exp_avg[part], self.exp_inf[part]):
                 ops.assign(m, m * beta1 + g * (1 - beta1))
-                ops.assign(u, ops.maximum(u * beta2, ops.abs(g) + group["eps"]))
+                ops.assign(u, ops.maximum(u * beta2, ops.abs(g) + eps))
                 ops.assign(p, p - clr * m / u)
         return True

@@ -43,8 +43,9 @@ class AdamW(Optimizer):
     def construct(self, gradients):
         self.count_step(self.state_step)
         for group, lr, params, grads, part in self.groups(gradients):
-            beta1, beta2 = group["betas"]
-            b1_power, b2_power = beta_powers(beta1, beta2, self.state_step)
+            b1_power, b2_power = beta_powers(*group["betas"], self.state_step)
+            # MindSpore computes 1 - beta in float32 (the betas are float32 scalars)
+            beta1, beta2 = (Tensor(beta, float32) for beta in group["betas"])
             shrink = 1 - lr * Tensor(group["weight_decay"], float32)
             step_size = lr / (1 - b1_power)
             correction2 = ops.sqrt(1 - b2_power)

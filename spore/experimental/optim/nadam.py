@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import ops
 from .asgd import _scalar
-from .optimizer import Optimizer, check_at_least, check_in_range, step_tensor
+from .optimizer import Optimizer, check_at_least, check_in_range, f32, step_tensor
 
 __all__ = ["NAdam"]
 
@@ -56,8 +56,8 @@ class NAdam(Optimizer):
         self.count_step(self.step_t)
         step = step_tensor(self.step_t)
         for group, lr, params, grads, part in self.groups(gradients):
-            beta1, beta2 = group["betas"]
-            decay, eps = group["momentum_decay"], group["eps"]
+            beta1, beta2, decay, eps = f32(*group["betas"], group["momentum_decay"],
+                                           group["eps"])
             grads = self._decay_weight(group["weight_decay"], params, grads)
             correction2 = 1 - beta2 ** step
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))

@@ -225,7 +225,10 @@ def check_betas(betas, cls_name):
 def check_at_least(value, name, cls_name, low=0.0, inclusive=True):
     """MindSpore's ``lr`` / ``eps`` / ``weight_decay`` checks: a number >= low (or > low)."""
     if isinstance(value, Tensor):
-        value = float(value.asnumpy())
+        if value.size != 1:
+            raise ValueError(f"For '{cls_name}', if '{name}' is a Tensor, then it should be "
+                             f"scalar Tensor, but got shape {value.shape}.")
+        value = float(value.asnumpy().reshape(-1)[0])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"For '{cls_name}', the '{name}' must be int or float, but got "
                         f"{type(value).__name__}.")
@@ -250,3 +253,9 @@ def check_in_range(value, name, cls_name, low, high, low_inclusive=True, high_in
         raise ValueError(f"For '{cls_name}', the '{name}' must be in range of {interval}, but "
                          f"got {value}.")
     return value
+
+
+def f32(*values):
+    """Hyper-parameters as 0-d float32 Tensors: MindSpore's compiled updates compute with
+    them in float32 (``1 - beta2`` is ``1 - float32(beta2)``), so Spore does too."""
+    return tuple(Tensor(np.array(v, np.float32)) for v in values)

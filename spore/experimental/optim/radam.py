@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
-from .optimizer import Optimizer, check_at_least, check_in_range, step_tensor
+from .optimizer import Optimizer, check_at_least, check_in_range, f32, step_tensor
 
 __all__ = ["RAdam"]
 
@@ -46,7 +46,7 @@ class RAdam(Optimizer):
         self.count_step(self.step_t)
         step = step_tensor(self.step_t)
         for group, lr, params, grads, part in self.groups(gradients):
-            beta1, beta2 = group["betas"]
+            beta1, beta2, eps = f32(*group["betas"], group["eps"])
             grads = self._decay_weight(group["weight_decay"], params, grads)
             beta2_power = ops.pow(beta2, step)
             correction1 = 1 - ops.pow(beta1, step)
@@ -62,7 +62,7 @@ class RAdam(Optimizer):
                 ops.assign(v, v * beta2 + g * g * (1 - beta2))
                 m_hat = m / correction1
                 if rectified:
-                    adaptive = ops.sqrt(correction2) / (ops.sqrt(v) + group["eps"])
+                    adaptive = ops.sqrt(correction2) / (ops.sqrt(v) + eps)
                     ops.assign(p, p - m_hat * lr * adaptive * rect)
                 else:
                     ops.assign(p, p - m_hat * lr)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
-from .optimizer import Optimizer, check_at_least
+from .optimizer import Optimizer, check_at_least, f32
 
 __all__ = ["RMSprop"]
 
@@ -46,7 +46,8 @@ class RMSprop(Optimizer):
 
     def construct(self, gradients):
         for group, lr, params, grads, part in self.groups(gradients):
-            alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+            alpha, eps = f32(group["alpha"], group["eps"])
+            momentum = group["momentum"]
             grads = self._decay_weight(group["weight_decay"], params, grads)
             for p, g, s, mg, b in zip(params, grads, self.mean_square[part],
                                       self.mean_grad[part], self.moment[part]):
@@ -57,7 +58,7 @@ class RMSprop(Optimizer):
                 else:
                     denom = ops.sqrt(s) + eps
                 if momentum > 0:
-                    ops.assign(b, b * momentum + g / denom)
+                    ops.assign(b, b * f32(momentum)[0] + g / denom)
                     ops.assign(p, p - b * lr)
                 else:
                     ops.assign(p, p - lr * g / denom)
