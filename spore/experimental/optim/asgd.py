@@ -61,19 +61,16 @@ class ASGD(Optimizer):
     def construct(self, gradients):
         self.count_step(self.step_t)
         step = step_tensor(self.step_t)
-        first = int(self.step_t.asnumpy()) == 1
+        first = self.step_t == 1
         for group, lr, params, grads, part in self.groups(gradients):
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             grads = self._decay_weight(group["weight_decay"], params, grads)
             for p, g, eta, mu, ax in zip(params, grads, self.eta[part], self.mu[part],
                                          self.ax[part]):
-                if first:
-                    ops.assign(eta, lr)
+                # selects, not Python branches: no host read of the step or of mu
+                ops.assign(eta, ops.where(first, lr, eta))
                 new = ops.assign(p, p * (1.0 - lambd * eta) - eta * g)
-                if float(mu.asnumpy()) != 1.0:
-                    ops.assign(ax, ax + (new - ax) * mu)
-                else:
-                    ops.assign(ax, new)
+                ops.assign(ax, ops.where(mu != 1.0, ax + (new - ax) * mu, new))
                 ops.assign(eta, lr / ops.pow(1.0 + lambd * lr * step, alpha))
                 ops.assign(mu, 1.0 / ops.maximum(Tensor(1.0), step - t0))
         return True

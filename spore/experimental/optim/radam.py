@@ -53,17 +53,16 @@ class RAdam(Optimizer):
             correction2 = 1 - beta2_power
             rho_inf = 2 / (1 - beta2) - 1
             rho_t = rho_inf - 2 * step * beta2_power / correction2
-            rectified = bool((rho_t > 5.0).asnumpy())
-            if rectified:
-                rect = ops.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            # both updates are formed and one selected; the clamp keeps the unused
+            # rectification finite while rho_t <= 4
+            rectified = rho_t > 5.0
+            rect = ops.sqrt(ops.maximum((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                        ((rho_inf - 4) * (rho_inf - 2) * rho_t), 0.0))
             for p, g, m, v in zip(params, grads, self.exp_avg[part], self.exp_avg_sq[part]):
                 ops.assign(m, m * beta1 + g * (1 - beta1))
                 ops.assign(v, v * beta2 + g * g * (1 - beta2))
                 m_hat = m / correction1
-                if rectified:
-                    adaptive = ops.sqrt(correction2) / (ops.sqrt(v) + eps)
-                    ops.assign(p, p - m_hat * lr * adaptive * rect)
-                else:
-                    ops.assign(p, p - m_hat * lr)
+                adaptive = ops.sqrt(correction2) / (ops.sqrt(v) + eps)
+                ops.assign(p, ops.where(rectified, p - m_hat * lr * adaptive * rect,
+                                        p - m_hat * lr))
         return True

@@ -40,13 +40,13 @@ class Rprop(Optimizer):
 
     def construct(self, gradients):
         self.count_step(self.step_t)
-        first = int(self.step_t.asnumpy()) == 1
+        first = self.step_t == 1
         for group, lr, params, grads, part in self.groups(gradients):
             eta_minus, eta_plus = group["etas"]
             low, high = group["step_sizes"]
             minus, plus = Tensor(eta_minus, float32), Tensor(eta_plus, float32)
             for p, g, prev, size in zip(params, grads, self.prev[part], self.step_size[part]):
-                size_now = ops.ones_like(size) * lr if first else size
+                size_now = ops.where(first, ops.ones_like(size) * lr, size)
                 agreement = ops.sign(g * prev)
                 factor = ops.where(agreement > 0, plus,
                                    ops.where(agreement < 0, minus, ops.ones_like(agreement)))
