@@ -177,6 +177,15 @@ def rates(scheduler):
     return [float(lr.asnumpy()) for lr in scheduler.get_last_lr()]
 
 
+def rates_at(scheduler, epochs):
+    """The rates after ``step(epoch)`` for each epoch in turn."""
+    got = []
+    for epoch in epochs:
+        scheduler.step(epoch)
+        got.append(rates(scheduler))
+    return got
+
+
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
 def test_rates_match_mindspore(name):
     opt = two_group_sgd()
@@ -192,11 +201,7 @@ def test_rates_match_mindspore(name):
 
 @pytest.mark.parametrize("name", sorted(MINDSPORE_CLOSED_FORM))
 def test_step_to_an_epoch_uses_the_closed_form(name):
-    scheduler = SCHEDULERS[name](two_group_sgd())
-    got = []
-    for epoch in (3, 1, 4):
-        scheduler.step(epoch)
-        got.append(rates(scheduler))
+    got = rates_at(SCHEDULERS[name](two_group_sgd()), (3, 1, 4))
     np.testing.assert_allclose(got, MINDSPORE_CLOSED_FORM[name], rtol=2e-6, atol=1e-9)
 
 
@@ -204,20 +209,9 @@ def test_closed_forms_mindspore_cannot_compute():
     """MindSpore 2.10 raises for MultiStepLR.step(epoch) (AttributeError: 'step_size') and
     for CosineAnnealingWarmRestarts.step(epoch >= T_0) with T_mult > 1 (TypeError in its
     log call); Spore gives the rates the recursive forms reach at those epochs."""
-    scheduler = SCHEDULERS["multistep"](two_group_sgd())
-    got = []
-    for epoch in (3, 1, 6):
-        scheduler.step(epoch)
-        got.append(rates(scheduler))
-    np.testing.assert_allclose(got, [MINDSPORE_RATES["multistep"][i] for i in (3, 1, 6)],
-                               rtol=1e-7)
-    scheduler = SCHEDULERS["cosw"](two_group_sgd())
-    got = []
-    for epoch in (3, 1, 7):
-        scheduler.step(epoch)
-        got.append(rates(scheduler))
-    np.testing.assert_allclose(got, [MINDSPORE_RATES["cosw"][i] for i in (3, 1, 7)],
-                               rtol=2e-6)
+    for name, epochs in (("multistep", (3, 1, 6)), ("cosw", (3, 1, 7))):
+        got = rates_at(SCHEDULERS[name](two_group_sgd()), epochs)
+        np.testing.assert_allclose(got, [MINDSPORE_RATES[name][i] for i in epochs], rtol=2e-6)
 
 
 def test_reduce_lr_on_plateau_matches_mindspore():

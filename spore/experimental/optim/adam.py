@@ -11,8 +11,8 @@ from .optimizer import Optimizer, check_at_least, check_betas, step_tensor
 __all__ = ["Adam"]
 
 
-def check_adam_args(cls_name, lr, betas, eps, weight_decay):
-    """The argument checks Adam and AdamW share (MindSpore's order and messages)."""
+def _check_adam_args(cls_name, lr, betas, eps, weight_decay):
+    """MindSpore's checks of Adam's and AdamW's arguments, in its order and words."""
     value = float(lr.asnumpy().reshape(-1)[0]) if isinstance(lr, Tensor) and lr.size == 1 \
         else lr
     for name, number in (("lr", value), ("eps", eps), ("weight_decay", weight_decay)):
@@ -33,7 +33,22 @@ def beta_powers(beta1, beta2, step):
     return (ops.pow(Tensor(beta1, float32), t), ops.pow(Tensor(beta2, float32), t))
 
 
-class Adam(Optimizer):
+class AdamBase(Optimizer):
+    """What Adam and AdamW share: the checks, the group defaults, the moments
+    (``exp_avg``, ``exp_avg_sq``, ``max_exp_avg_sq``) and the ``state_step`` counter."""
+
+    def __init__(self, params, lr, betas, eps, weight_decay, amsgrad, maximize):
+        _check_adam_args(type(self).__name__, lr, betas, eps, weight_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
+                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "maximize": maximize})
+        self.add_state("exp_avg", "exp_avg")
+        self.add_state("exp_avg_sq", "exp_avg_sq")
+        self.add_state("max_exp_avg_sq", "max_exp_avg_sq")
+        self.add_step_counter("state_step")
+
+
+class Adam(AdamBase):
     r"""Adam in MindSpore's form: the bias corrections scale the step size and
     :math:`\epsilon` is added to :math:`\sqrt{v_t}` before it is corrected.
 
@@ -62,14 +77,7 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, maximize=False):
-        check_adam_args("Adam", lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
-        self.add_state("exp_avg", "exp_avg")
-        self.add_state("exp_avg_sq", "exp_avg_sq")
-        self.add_state("max_exp_avg_sq", "max_exp_avg_sq")
-        self.add_step_counter("state_step")
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
     def construct(self, gradients):
         self.count_step(self.state_step)

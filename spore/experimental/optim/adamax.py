@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
-from .optimizer import Optimizer, check_at_least, check_in_range, f32, step_tensor
+from .optimizer import Optimizer, check_adaptive_args, f32, step_tensor
 
 __all__ = ["Adamax"]
 
@@ -28,11 +28,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *,
                  maximize=False):
-        check_at_least(lr, "lr", "Adamax", inclusive=False)
-        check_at_least(weight_decay, "weight_decay", "Adamax")
-        check_at_least(eps, "eps", "Adamax", inclusive=False)
-        check_in_range(betas[0], "betas[0]", "Adamax", 0.0, 1.0)
-        check_in_range(betas[1], "betas[1]", "Adamax", 0.0, 1.0)
+        check_adaptive_args("Adamax", lr, eps, weight_decay, betas)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "maximize": maximize})
         self.add_step_counter("step_t")

@@ -4,13 +4,12 @@ from __future__ import annotations
 from ... import ops
 from ..._dtype import float32
 from ..._tensor import Tensor
-from .adam import beta_powers, check_adam_args
-from .optimizer import Optimizer
+from .adam import AdamBase, beta_powers
 
 __all__ = ["AdamW"]
 
 
-class AdamW(Optimizer):
+class AdamW(AdamBase):
     r"""AdamW (decoupled weight decay), as MindSpore computes it:
 
     .. math::
@@ -31,14 +30,7 @@ class AdamW(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False):
-        check_adam_args("AdamW", lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
-        self.add_state("exp_avg", "exp_avg")
-        self.add_state("exp_avg_sq", "exp_avg_sq")
-        self.add_state("max_exp_avg_sq", "max_exp_avg_sq")
-        self.add_step_counter("state_step")
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
     def construct(self, gradients):
         self.count_step(self.state_step)

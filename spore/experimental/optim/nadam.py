@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import ops
 from .asgd import _scalar
-from .optimizer import Optimizer, check_at_least, check_in_range, f32, step_tensor
+from .optimizer import Optimizer, check_adaptive_args, check_at_least, f32, step_tensor
 
 __all__ = ["NAdam"]
 
@@ -33,12 +33,8 @@ class NAdam(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  momentum_decay=4e-3):
-        check_at_least(lr, "lr", "NAdam", inclusive=False)
-        check_at_least(eps, "eps", "NAdam", inclusive=False)
-        check_at_least(weight_decay, "weight_decay", "NAdam")
+        check_adaptive_args("NAdam", lr, eps, weight_decay, betas)
         check_at_least(momentum_decay, "momentum_decay", "NAdam")
-        check_in_range(betas[0], "betas[0]", "NAdam", 0.0, 1.0)
-        check_in_range(betas[1], "betas[1]", "NAdam", 0.0, 1.0)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "momentum_decay": momentum_decay})
         self.add_step_counter("step_t")

@@ -259,3 +259,13 @@ def f32(*values):
     """Hyper-parameters as 0-d float32 Tensors: MindSpore's compiled updates compute with
     them in float32 (``1 - beta2`` is ``1 - float32(beta2)``), so Spore does too."""
     return tuple(Tensor(np.array(v, np.float32)) for v in values)
+
+
+def check_adaptive_args(cls_name, lr, eps, weight_decay, betas):
+    """The checks Adamax, NAdam and RAdam share: lr and eps > 0, weight_decay >= 0 and
+    each beta in [0, 1)."""
+    check_at_least(lr, "lr", cls_name, inclusive=False)
+    check_at_least(eps, "eps", cls_name, inclusive=False)
+    check_at_least(weight_decay, "weight_decay", cls_name)
+    for i, beta in enumerate(betas):
+        check_in_range(beta, f"betas[{i}]", cls_name, 0.0, 1.0)
