@@ -275,7 +275,7 @@ def test_get_last_lr_is_a_snapshot_and_initial_lr_is_recorded():
 def test_lambda_receives_the_epoch_as_a_tensor():
     seen = []
     L.LambdaLR(two_group_sgd(), [lambda e: seen.append(e) or 1.0, lambda e: 0.5])
-    assert isinstance(seen[0], Tensor) and float(seen[0].asnumpy()) == 0.0
+    assert type(seen[0]) is Tensor and float(seen[0].asnumpy()) == 0.0
 
 
 @pytest.mark.parametrize("make, error, words", [

@@ -32,9 +32,13 @@ def _f32(value):
     return Tensor(np.array(value, np.float32))
 
 
+def _copy(t):
+    """A plain Tensor holding ``t``'s current value (later steps do not change it)."""
+    return Tensor(t.asnumpy().copy())
+
+
 def _snapshot(lrs):
-    """Copies of the current rates (later steps do not change a list already returned)."""
-    return [Tensor(lr.asnumpy().copy()) for lr in lrs]
+    return [_copy(lr) for lr in lrs]
 
 
 def _check_type(cls_name, name, value, types):
@@ -62,7 +66,7 @@ class LRScheduler:
             raise ValueError(f"Invalid last_epoch: {last_epoch}")
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", Tensor(group["lr"].asnumpy().copy()))
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -266,7 +270,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        epoch = self.last_epoch.copy()
+        epoch = _copy(self.last_epoch)
         return [base * fn(epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -279,7 +283,7 @@ class MultiplicativeLR(LRScheduler):
 
     def get_lr(self):
         if self._epoch > 0:
-            epoch = self.last_epoch.copy()
+            epoch = _copy(self.last_epoch)
             return [lr * fn(epoch) for fn, lr in zip(self.lr_lambdas, self._last_lr)]
         return self._scaled(1.0)
 
@@ -417,7 +421,7 @@ class CyclicLR(LRScheduler):
             scale = x / self.step_up_ratio
         else:
             scale = (x - 1) / (self.step_up_ratio - 1)
-        scale_of = self.scale_fn(cycle if self.scale_mode == "cycle" else epoch.copy())
+        scale_of = self.scale_fn(cycle if self.scale_mode == "cycle" else _copy(epoch))
         return [base + (high - base) * scale * scale_of
                 for base, high in zip(self.base_lrs, self.max_lrs)]
 
