@@ -109,3 +109,4 @@ from . import dataset as dataset                  # noqa: E402
 from . import train as train                      # noqa: E402
 from . import amp as amp                          # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
+from . import experimental as experimental      # noqa: E402
