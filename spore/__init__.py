@@ -3,11 +3,12 @@
 ``import spore as ms`` runs MindSpore programs with MindSpore's names, defaults
 and numerics; ``spore run script.py`` runs an unmodified MindSpore script.
 """
-import warnings as _warnings
+from . import _quiet as _quiet
 
-# NumPy floating-point warnings raised inside Spore's kernels (log(0), x/0) are not
-# errors in MindSpore either; user code keeps NumPy's behaviour.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"spore(\.|$)")
+# NumPy's RuntimeWarnings raised for Spore's kernels (log(0), 0/0, the mean of an empty
+# axis) are not shown, as MindSpore shows none; the user's own NumPy code keeps NumPy's
+# behaviour (NOTE: [Quiet kernels] in _quiet.py).
+_quiet.install()
 
 __version__ = "0.1.0"
 
