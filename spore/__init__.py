@@ -106,7 +106,19 @@ def set_recursion_limit(recursion_limit=1000):
 from . import common as common                    # noqa: E402
 from . import nn as nn                            # noqa: E402
 from . import numpy as numpy                      # noqa: E402
-from . import dataset as dataset                  # noqa: E402
 from . import train as train                      # noqa: E402
 from . import amp as amp                          # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
+
+
+def __getattr__(name):
+    """``spore.dataset`` is imported on first use: it brings multiprocessing, sockets and
+    subprocesses, which a script that never builds a pipeline does not need at start-up."""
+    if name == "dataset":
+        import importlib
+        return importlib.import_module(".dataset", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"dataset"})
