@@ -116,3 +116,12 @@ def test_special_functions_load_scipy_on_first_use():
                                rtol=1e-6)
     np.testing.assert_allclose(ops.erfinv(Tensor(np.array([0.5], np.float32))).asnumpy(),
                                [0.4769363], rtol=1e-6)
+
+
+def test_pyproject_license_is_an_spdx_string():
+    """setuptools >= 77 prints a multi-screen deprecation warning on every install for
+    the old ``license = {text = ...}`` table (./dev demo, ./dev test on a fresh clone)."""
+    tomllib = pytest.importorskip("tomllib")
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert data["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in data["build-system"]["requires"]     # reads SPDX strings
