@@ -23,7 +23,6 @@ _CODES = {D.bool_: "BOOL", D.uint8: "U8", D.int8: "I8", D.int16: "I16", D.uint16
 _BY_CODE = {code: d.np for d, code in _CODES.items()}
 _MAX_HEADER = 100 * 1024 * 1024
 MAX_RANK = 64                      # NumPy's limit on dimensions
-_INT64_MAX = 2 ** 63 - 1
 
 
 class FormatError(ValueError):
@@ -142,9 +141,8 @@ def _tensor(name, info, data):
     if not 0 <= begin <= end <= len(data):
         raise FormatError(f"the entry '{name}' points outside the data ({begin}..{end} of "
                           f"{len(data)} bytes)")
-    elements = math.prod(shape)                  # exact: a crafted shape cannot wrap around
-    need = elements * dtype.itemsize
-    if elements > _INT64_MAX or end - begin != need:
+    need = math.prod(shape) * dtype.itemsize    # exact: a crafted shape cannot wrap around
+    if end - begin != need:
         raise FormatError(f"'{name}' has {end - begin} bytes but its shape {tuple(shape)} and "
                           f"dtype {info['dtype']} need {need}")
     return np.frombuffer(data[begin:end], dtype).reshape(shape)

@@ -258,8 +258,8 @@ def _write_atomic(path, write):
     read-only: a reader never sees a half-written checkpoint."""
     folder, base = os.path.split(path)
     _remove_stale_temporaries(folder, base)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{base}.{os.getpid()}-", suffix=".tmp")
-    with _writing_lock:
+    with _writing_lock:             # a concurrent save's clean-up must not take it for stale
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{base}.{os.getpid()}-", suffix=".tmp")
         _writing.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -21,7 +21,10 @@ from spore.train import _ckpt_proto as proto
 from tests.data.golden_ckpt import APPEND as GOLDEN_APPEND, golden_values
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
-MS_PYTHON = pathlib.Path("/work/venvs/ms/bin/python")
+MS_PYTHON = next((p for p in map(pathlib.Path, (os.environ.get("SPORE_MS_PYTHON", ""),
+                                                 "/work/msref/bin/python",
+                                                 "/work/venvs/ms/bin/python"))
+                  if str(p) != "." and p.exists()), pathlib.Path("/nonexistent"))
 
 
 # ------------------------------------------------------------------ small nets (own params)
