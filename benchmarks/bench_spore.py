@@ -1,12 +1,16 @@
 """Spore on the standard workloads, written with the MindSpore API.
 
 usage: python bench_spore.py WORKLOAD MODE      (one JSON line on stdout)
-  WORKLOAD  W0 W1a W1b W2a W2b W3 W4 W5, and W1a-grad / W1b-grad (gradient of rigid_compute)
+  WORKLOAD  W0 W1a W1b W2a W2b W3 W4 W5, W1a-grad / W1b-grad (gradient of rigid_compute),
+            import (``import spore`` in fresh interpreters)
   MODE      pynative | jit | jit_O1
 A mode whose features do not exist yet reports an "error" line saying so.
 """
 import os
+import statistics
+import subprocess
 import sys
+import time
 import warnings
 
 import harness as H
@@ -195,8 +199,43 @@ def w5(workload, mode):
     return train(net, loss_fn, opt, Tensor(x), Tensor(labels), mode)
 
 
+_IMPORT_CHILD = ("import sys, time; t, c = time.perf_counter(), time.process_time(); "
+                 "import {0}; "
+                 "print(time.perf_counter() - t, time.process_time() - c, len(sys.modules))")
+
+
+def import_time(workload, mode):
+    """``import spore`` in fresh interpreters: the import alone (median_ms; cpu_ms its
+    CPU time, which other load inflates less), the whole process (process_ms) and
+    ``import numpy`` alone (numpy_ms) for scale. The bytecode cache is warmed by the
+    first, separately reported import, as a user's would be."""
+    if mode != "pynative":
+        raise NotImplementedError("the import row has no compiled mode")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def child(module):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _IMPORT_CHILD.format(module)], env=env,
+                             capture_output=True, text=True, check=True).stdout.split()
+        return (float(out[0]) * 1e3, (time.perf_counter() - t0) * 1e3, int(out[2]),
+                float(out[1]) * 1e3)
+    first = child("spore")[0]
+    load0 = H.load_start(children=True)
+    runs = [child("spore") for _ in range(3 if H.QUICK else 9)]
+    other_load = H._other_load(*load0, children=True)
+    numpy_ms = statistics.median(child("numpy")[0] for _ in range(3 if H.QUICK else 5))
+    times = [r[0] for r in runs]
+    stats = {"median_ms": round(statistics.median(times), 2), "min_ms": round(min(times), 2),
+             "max_ms": round(max(times), 2), "first_call_ms": round(first, 2),
+             "repeats": len(times),
+             "process_ms": round(statistics.median(r[1] for r in runs), 2),
+             "cpu_ms": round(statistics.median(r[3] for r in runs), 2),
+             "numpy_ms": round(numpy_ms, 2), "other_load": other_load}
+    return stats, runs[-1][2]          # check: modules loaded by `import spore`
+
+
 RUN = {"W0": w0, "W1a": w1, "W1b": w1, "W2a": w2, "W2b": w2, "W3": w3, "W4": w4, "W5": w5,
-       "W1a-grad": w1_grad, "W1b-grad": w1_grad}
+       "W1a-grad": w1_grad, "W1b-grad": w1_grad, "import": import_time}
 
 
 def main(argv):

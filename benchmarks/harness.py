@@ -40,14 +40,24 @@ def _cpu_jiffies():
     return sum(v[:8]) - (v[3] + v[4]), sum(v[:8])
 
 
-def _other_load(start_wall, start_cpu, start_j):
+def own_cpu(children=False):
+    """CPU seconds used by this process (and its finished children, if asked)."""
+    t = os.times()
+    return t[0] + t[1] + (t[2] + t[3] if children else 0.0)
+
+
+def load_start(children=False):
+    return time.perf_counter(), own_cpu(children), _cpu_jiffies()
+
+
+def _other_load(start_wall, start_cpu, start_j, children=False):
     """Share of the machine other processes used while we measured (0 = quiet)."""
     j = _cpu_jiffies()
     if j is None or start_j is None:
         return None
     wall = time.perf_counter() - start_wall
     busy = (j[0] - start_j[0]) / os.sysconf("SC_CLK_TCK")
-    ours = sum(os.times()[:2]) - start_cpu
+    ours = own_cpu(children) - start_cpu
     return round(max(0.0, busy - ours) / max(wall, 1e-9) / (os.cpu_count() or 1), 3)
 
 
@@ -73,7 +83,7 @@ def measure(step, sync, *, min_repeats=7, target_s=3.0, budget_s=45.0):
     repeats = max(min_repeats, min(1000, int(min(target_s, max(remaining, 0.0)) / max(est, 1e-9))))
     times = []
     gc.collect()
-    load0 = (time.perf_counter(), sum(os.times()[:2]), _cpu_jiffies())
+    load0 = load_start()
     gc.disable()
     try:
         for _ in range(repeats):

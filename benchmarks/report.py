@@ -17,6 +17,8 @@ TITLES = {
     "W5": "W5 one-block ViT train step, (8,3,224,224), Adam",
     "W1a-grad": "W1a-grad: gradient of rigid_compute w.r.t. both inputs, (32, 32)",
     "W1b-grad": "W1b-grad: gradient of rigid_compute w.r.t. both inputs, (512, 512)",
+    "import": "import: `import spore` in a fresh interpreter, bytecode cache warm (ms; first "
+              "call = the first import; check = modules loaded)",
 }
 EAGER_REF = ("torch", "eager")
 # Columns of the summary: (label, framework, mode).
@@ -68,6 +70,9 @@ def tables(recs):
             med = _fmt(r["median_ms"])
             if wl == "W0" and "us_per_op" in r:
                 med += f" ({r['us_per_op']} µs/op)"
+            if wl == "import" and "numpy_ms" in r:
+                med += f" (CPU {_fmt(r.get('cpu_ms'))}; whole process " \
+                       f"{_fmt(r['process_ms'])}; `import numpy` alone {_fmt(r['numpy_ms'])})"
             check = f"{r['check']:.6g}" if "check" in r else "-"
             lines.append(f"| {r['framework']} | {r['mode']} | {med} | {_fmt(r['min_ms'])} | "
                          f"{_fmt(r['max_ms'])} | {_fmt(r.get('first_call_ms'))} | {check} | "

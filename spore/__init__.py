@@ -3,11 +3,12 @@
 ``import spore as ms`` runs MindSpore programs with MindSpore's names, defaults
 and numerics; ``spore run script.py`` runs an unmodified MindSpore script.
 """
-import warnings as _warnings
+from . import _quiet as _quiet
 
-# NumPy floating-point warnings raised inside Spore's kernels (log(0), x/0) are not
-# errors in MindSpore either; user code keeps NumPy's behaviour.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"spore(\.|$)")
+# NumPy's RuntimeWarnings raised for Spore's kernels (log(0), 0/0, the mean of an empty
+# axis) are not shown, as MindSpore shows none; the user's own NumPy code keeps NumPy's
+# behaviour (NOTE: [Quiet kernels] in _quiet.py).
+_quiet.install()
 
 __version__ = "0.1.0"
 
@@ -105,8 +106,20 @@ def set_recursion_limit(recursion_limit=1000):
 from . import common as common                    # noqa: E402
 from . import nn as nn                            # noqa: E402
 from . import numpy as numpy                      # noqa: E402
-from . import dataset as dataset                  # noqa: E402
 from . import train as train                      # noqa: E402
 from . import amp as amp                          # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
 from . import experimental as experimental      # noqa: E402
+
+
+def __getattr__(name):
+    """``spore.dataset`` is imported on first use: it brings multiprocessing, sockets and
+    subprocesses, which a script that never builds a pipeline does not need at start-up."""
+    if name == "dataset":
+        import importlib
+        return importlib.import_module(".dataset", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"dataset"})

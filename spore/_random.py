@@ -12,7 +12,7 @@ or with 0 when none is set).
 """
 from __future__ import annotations
 
-import secrets
+import os
 import threading
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 _MASK64 = (1 << 64) - 1
 
 _global_seed = None        # what get_seed() reports (None until set_seed)
-_base = secrets.randbits(63)
+_base = int.from_bytes(os.urandom(8), "little") >> 1  # 63 random bits
 _counter = 0
 _per_thread = threading.local()
 

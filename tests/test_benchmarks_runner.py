@@ -65,3 +65,23 @@ def test_report_summary_ratios_and_compile_times():
     compile_rows = "\n".join(report.compile_times(recs))
     assert "| torch | compile | - | 900 | - | - |" in compile_rows
     assert "| spore | jit | - | not yet available | - | - |" in compile_rows
+
+
+def test_import_row_measures_fresh_interpreters():
+    import os
+    env = dict(os.environ, SPORE_BENCH_QUICK="1")
+    r = subprocess.run([sys.executable, "bench_spore.py", "import", "pynative"],
+                       cwd=ROOT / "benchmarks", env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rec["workload"] == "import" and rec["repeats"] == 3
+    assert 0 < rec["min_ms"] <= rec["median_ms"] <= rec["max_ms"] < rec["process_ms"]
+    assert rec["numpy_ms"] > 0 and rec["check"] > 100          # modules loaded
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report
+    finally:
+        sys.path.pop(0)
+    table = "\n".join(report.tables([rec]))
+    assert "`import spore` in a fresh interpreter" in table and "`import numpy` alone" in table

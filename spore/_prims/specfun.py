@@ -24,6 +24,19 @@ def _scipy(name):
     return getattr(special, name)
 
 
+def _scipy_or(name, fallback):
+    """``scipy.special.<name>`` (or ``fallback`` without SciPy), looked up on the first
+    call: SciPy takes ~0.25 s to import, so ``import spore`` must not import it."""
+    fn = None
+
+    def call(*args):
+        nonlocal fn
+        if fn is None:
+            fn = _scipy(name) or fallback
+        return fn(*args)
+    return call
+
+
 # ----------------------------------------------------------------- NumPy fallbacks
 def lgamma_fallback(x):
     return np.frompyfunc(math.lgamma, 1, 1)(x).astype(x.dtype)
@@ -83,14 +96,14 @@ def erfinv_fallback(y):
 # ----------------------------------------------------------------- kernels
 def _make(name, fallback):
     def make(xp):
-        fn = _scipy(name) if xp is np else None
-        if fn is None and xp is not np:  # pragma: no cover - GPU only
+        if xp is np:
+            fn = _scipy_or(name, fallback)
+        else:  # pragma: no cover - GPU only
             from cupyx.scipy import special
             fn = getattr(special, name)
 
         def kernel(x):
-            r = fn(x) if fn is not None else fallback(x)
-            return xp.asarray(r).astype(x.dtype, copy=False)
+            return xp.asarray(fn(x)).astype(x.dtype, copy=False)
         return kernel
     return make
 
@@ -101,7 +114,7 @@ digamma_p = unary("Digamma", _make("psi", lambda x: polygamma_fallback(0, x)), "
 
 
 def _make_polygamma(xp):
-    fn = _scipy("polygamma") if xp is np else None
+    fn = _scipy_or("polygamma", polygamma_fallback) if xp is np else None
 
     def polygamma(x, n):
         r = fn(n, x) if fn is not None else polygamma_fallback(n, x)

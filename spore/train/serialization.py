@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import binascii
 import io
+import math
 import os
 import re
 import stat
@@ -228,17 +229,38 @@ def _write_records(path, records, crc_check, format):
         else:
             data = _safetensors_bytes(records, crc_check)
             _write_atomic(path, lambda f: f.write(data))
-    except BaseException:
-        logger.critical("Failed to save the checkpoint file %s. Maybe don't have the permission "
-                        "to write files, or the disk space is insufficient and so on.", path)
+    except Exception as e:
+        logger.critical("Failed to save the checkpoint file %s (%s: %s). Maybe don't have the "
+                        "permission to write files, or the disk space is insufficient and so on.",
+                        path, type(e).__name__, e)
         raise
+    except BaseException as e:      # KeyboardInterrupt, SystemExit: not a disk problem
+        logger.critical("Saving the checkpoint file %s was interrupted (%s): the partly written "
+                        "temporary file was removed and %s.", path, type(e).__name__,
+                        "the file was not written" if not os.path.exists(path) else
+                        "the file holds its previous content")
+        raise
+
+
+# NOTE: [Checkpoint temporary files]
+# A save writes ``<file>.<pid>-<random>.tmp`` beside the file and renames it into place,
+# so a reader never sees a half-written checkpoint and concurrent saves do not collide.
+# A process killed mid-write (SIGKILL, power loss) cannot remove its temporary file, so
+# every save first removes the ones of its path whose writer is gone: another process
+# id that no longer runs, or this process's own that no save is writing any more.
+_TMP_NAME = re.compile(r"\.(?:(\d+)-)?[a-z0-9_]{8}\.tmp")
+_writing = set()                    # temporary files this process's saves are writing
+_writing_lock = threading.Lock()
 
 
 def _write_atomic(path, write):
     """Write through a temporary file in the same folder, rename it into place, make it
     read-only: a reader never sees a half-written checkpoint."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=os.path.basename(path) + ".",
-                               suffix=".tmp")
+    folder, base = os.path.split(path)
+    _remove_stale_temporaries(folder, base)
+    with _writing_lock:             # a concurrent save's clean-up must not take it for stale
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{base}.{os.getpid()}-", suffix=".tmp")
+        _writing.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -247,7 +269,50 @@ def _write_atomic(path, write):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    finally:
+        with _writing_lock:
+            _writing.discard(tmp)
     os.chmod(path, stat.S_IRUSR)
+
+
+def _remove_stale_temporaries(folder, base):
+    """Remove ``base``'s temporary files left by saves that were killed (see NOTE:
+    [Checkpoint temporary files])."""
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return
+    for name in names:
+        match = name.startswith(base) and _TMP_NAME.fullmatch(name, len(base))
+        if not match:
+            continue
+        tmp = os.path.join(folder, name)
+        if _writer_alive(match.group(1), tmp):
+            continue
+        try:
+            os.remove(tmp)
+            logger.warning("For 'save_checkpoint', removed %s, the temporary file of a save "
+                           "that did not finish.", tmp)
+        except OSError:
+            pass
+
+
+def _writer_alive(pid, tmp):
+    if pid is None:                 # an older Spore's name: no writer to ask about
+        return False
+    pid = int(pid)
+    if pid == os.getpid():
+        with _writing_lock:
+            return tmp in _writing
+    if os.name != "posix":          # no harmless "does it exist" signal: assume it does
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except OSError:                 # it exists, owned by another user
+        return True
+    return True
 
 
 def _write_ckpt(f, records, crc_check):
@@ -360,13 +425,15 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         specify_prefix (Union[str, list, tuple]): keep only names starting with these.
         choice_func (Callable[[str], bool]): keep the names it accepts (used when neither
             prefix argument is given).
-        crc_check (bool): verify the CRC trailer written by ``crc_check=True``.
+        crc_check (bool): verify the CRC trailer written by ``crc_check=True``; the only
+            check that detects a ``.ckpt`` file cut exactly between two entries (which is
+            a valid shorter file) or changed tensor bytes.
         format (str): ``"ckpt"`` or ``"safetensors"``.
 
     Raises:
-        ValueError: the file is missing, truncated or corrupt (the message names the
-            parameter and the problem), its CRC does not match, or nothing is left
-            after filtering.
+        ValueError: the file is missing, empty, truncated, corrupt or crafted (the
+            message names the file, the parameter and the problem), its CRC does not
+            match, or nothing is left after filtering.
     """
     specify_prefix = _check_prefix(specify_prefix)
     filter_prefix = _check_prefix(filter_prefix)
@@ -378,11 +445,11 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     source = _check_file(ckpt_file_name, format)
     keep = _name_filter(specify_prefix, filter_prefix, choice_func)
     read = _read_ckpt if format == "ckpt" else _read_safetensors
+    records = read(source, crc_check)
     parameter_dict = {name: _to_parameter(name, value)
-                      for name, value in read(source, crc_check).items() if keep(name)}
+                      for name, value in records.items() if keep(name)}
     if not parameter_dict:
-        raise ValueError("The loaded parameter dict is empty after filter or specify, please "
-                         "check whether 'filter_prefix' or 'specify_prefix' are set correctly.")
+        raise _empty_error(source, records, specify_prefix, filter_prefix, choice_func)
     if net is not None:
         load_param_into_net(net, parameter_dict, strict_load, remove_redundancy)
     return parameter_dict
@@ -474,6 +541,20 @@ def _name_filter(specify_prefix, filter_prefix, choice_func):
     return keep
 
 
+def _empty_error(source, records, specify_prefix, filter_prefix, choice_func):
+    """Nothing to return: say whether the file holds no parameters or the filters given
+    removed them all (MindSpore blames the prefixes even when none was given)."""
+    if not records:
+        where = "the BytesIO" if isinstance(source, io.BytesIO) else f"the checkpoint file {source}"
+        return ValueError(f"For 'load_checkpoint', {where} holds no parameters (it is empty, "
+                          f"or was cut off before its first entry).")
+    if specify_prefix is None and filter_prefix is None:
+        return ValueError(f"For 'load_checkpoint', the loaded parameter dict is empty: "
+                          f"'choice_func' rejected all {len(records)} parameters of the file.")
+    return ValueError("The loaded parameter dict is empty after filter or specify, please "
+                      "check whether 'filter_prefix' or 'specify_prefix' are set correctly.")
+
+
 def _to_parameter(name, value):
     return value if isinstance(value, str) else Parameter(value, name=name)
 
@@ -535,10 +616,13 @@ def _entry_value(path, entry, data):
     dtype = _NP_BY_TYPE.get(entry.tensor_type)
     if dtype is None:
         raise fail(f"has the unsupported tensor_type '{entry.tensor_type}'")
+    if len(entry.dims) > safetensors.MAX_RANK:
+        raise fail(f"has {len(entry.dims)} dimensions; at most {safetensors.MAX_RANK} are "
+                   f"supported")
     shape = tuple(entry.dims)
     if any(d < 0 for d in shape):
         raise fail(f"has the invalid shape {shape}")
-    need = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    need = math.prod(shape) * dtype.itemsize      # exact: a crafted shape cannot wrap around
     if len(data) != need:
         raise fail(f"has {len(data)} bytes of data, but its shape {shape} and dtype "
                    f"{entry.tensor_type} need {need} (the file is truncated or corrupt)")
@@ -558,17 +642,18 @@ def _read_safetensors(source, crc_check):
         raise ValueError(f"Failed to read the checkpoint file {path}. The file may be corrupted, "
                          f"and the content cannot be parsed: {e}.") from None
     if crc_check:
-        _check_safetensors_crc(metadata, arrays)
+        _check_safetensors_crc(path, metadata, arrays)
     return {name: arrays[name] for name in sorted(arrays)}
 
 
-def _check_safetensors_crc(metadata, arrays):
-    if metadata.get("crc_num") is None:
+def _check_safetensors_crc(path, metadata, arrays):
+    crc = metadata.get("crc_num")
+    if crc is None:
         logger.warning("For 'load_checkpoint', the safetensors file do not contain the crc code, "
                        "please check the file.")
-    elif int(metadata["crc_num"]) != _safetensors_crc(arrays):
-        raise ValueError("For 'load_checkpoint', the crc check has failed. Please check whether "
-                         "the ckpt file is damaged.")
+    elif not (crc.isascii() and crc.isdigit()) or int(crc) != _safetensors_crc(arrays):
+        raise ValueError(f"For 'load_checkpoint', the crc check has failed. Please check whether "
+                         f"the ckpt file is damaged: {path}.")
 
 
 # =============================================================================== into a net

@@ -7,6 +7,7 @@ import pathlib
 import re
 import stat
 import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -20,7 +21,10 @@ from spore.train import _ckpt_proto as proto
 from tests.data.golden_ckpt import APPEND as GOLDEN_APPEND, golden_values
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
-MS_PYTHON = pathlib.Path("/work/venvs/ms/bin/python")
+MS_PYTHON = next((p for p in map(pathlib.Path, (os.environ.get("SPORE_MS_PYTHON", ""),
+                                                 "/work/msref/bin/python",
+                                                 "/work/venvs/ms/bin/python"))
+                  if str(p) != "." and p.exists()), pathlib.Path("/nonexistent"))
 
 
 # ------------------------------------------------------------------ small nets (own params)
@@ -192,8 +196,12 @@ def test_choice_func_on_save_and_prefix_filters_on_load(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "this parameter `filter_prefix` will be deprecated" in err
     assert "this parameter `specify_prefix` will be deprecated" in err
-    with pytest.raises(ValueError, match="dict is empty after filter"):
+    with pytest.raises(ValueError, match="dict is empty after filter or specify, please check "
+                                         "whether 'filter_prefix'"):
+        ms.load_checkpoint(path, filter_prefix=["fc", "bn"])
+    with pytest.raises(ValueError, match="'choice_func' rejected all 6 parameters") as info:
         ms.load_checkpoint(path, choice_func=lambda n: False)
+    assert "prefix" not in str(info.value)
     with pytest.raises(ValueError, match="can't include ''"):
         ms.load_checkpoint(path, filter_prefix=["fc", ""])
 
@@ -545,3 +553,131 @@ def test_encryption_arguments_are_refused_clearly(tmp_path):
                                          "'AES-GCM', but got 'AES-CBC'"):
         ms.load_checkpoint(str(tmp_path / "a.safetensors"), dec_mode="AES-CBC",
                            format="safetensors")
+
+
+# ------------------------------------------------------------------ cut, empty, crafted files
+def test_cut_at_an_entry_boundary_loads_the_rest_and_names_the_missing(tmp_path, capsys):
+    """The .ckpt layout cannot tell a file cut between two entries from a shorter file:
+    it loads, and load_param_into_net warns with the names it did not find (as MindSpore
+    does); only crc_check=True detects the cut."""
+    entries = proto.decode(_golden_bytes())
+    raw = b"".join(proto.encode_entry(*_entry_fields(e)) for e in entries[:2])
+    net = DenseBN(fill=7.0)
+    loaded = ms.load_checkpoint(_write(tmp_path, raw), net=net)
+    assert list(loaded) == ["fc.weight", "fc.bias"]
+    err = capsys.readouterr().err
+    assert "4 parameters in the 'net' are not loaded" in err
+    assert "['bn.moving_mean', 'bn.moving_variance', 'bn.gamma', 'bn.beta'] are not loaded" in err
+    whole = tmp_path / "crc.ckpt"
+    ms.save_checkpoint(golden_net(), str(whole), crc_check=True)
+    cut = whole.read_bytes()
+    cut = cut[:len(b"".join(proto.encode_entry(*_entry_fields(e))
+                            for e in proto.decode(cut[:-S._CRC_TRAILER])[:2]))]
+    with pytest.raises(ValueError, match="crc"):        # the trailer is gone: no CRC found
+        ms.load_checkpoint(_write(tmp_path, cut + whole.read_bytes()[-S._CRC_TRAILER:], "c.ckpt"),
+                           crc_check=True)
+
+
+@pytest.mark.parametrize("fmt, raw", [("ckpt", b""),
+                                      ("safetensors", b"\x02\0\0\0\0\0\0\0{}")])
+def test_empty_file_says_it_is_empty_not_blame_the_filters(tmp_path, fmt, raw):
+    path = _write(tmp_path, raw, f"e.{fmt}")
+    with pytest.raises(ValueError, match="holds no parameters") as info:
+        ms.load_checkpoint(path, format=fmt)
+    assert path in str(info.value) and "prefix" not in str(info.value)
+
+
+def test_a_killed_save_leaves_a_temporary_that_the_next_save_removes(tmp_path, capsys):
+    path = tmp_path / "w.ckpt"
+    killed = ("import os, numpy as np, spore as ms\n"
+              "from spore.train import serialization as S\n"
+              "def die(f, records, crc):\n"
+              "    f.write(b'partial'); f.flush(); os._exit(3)\n"
+              "S._write_ckpt = die\n"
+              f"ms.save_checkpoint([ms.Parameter(np.ones(2, np.float32), name='a')], {str(path)!r})\n")
+    r = subprocess.run([sys.executable, "-c", killed], capture_output=True, timeout=120)
+    assert r.returncode == 3
+    left = os.listdir(tmp_path)
+    assert len(left) == 1 and re.fullmatch(r"w\.ckpt\.\d+-[a-z0-9_]{8}\.tmp", left[0])
+    old_style = tmp_path / "w.ckpt.abcd1234.tmp"          # an older Spore's name
+    old_style.write_bytes(b"x")
+    alive = tmp_path / f"w.ckpt.{os.getppid()}-abcd1234.tmp"   # a running writer's: kept
+    alive.write_bytes(b"x")
+    other = tmp_path / "v.ckpt.1-abcd1234.tmp"           # another file's: kept
+    other.write_bytes(b"x")
+    ms.save_checkpoint(Leaf(a=np.ones(2, np.float32)), str(path))
+    assert sorted(os.listdir(tmp_path)) == sorted(["w.ckpt", alive.name, other.name])
+    assert "removed" in capsys.readouterr().err
+
+
+def test_keyboard_interrupt_during_save_says_so(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "w.ckpt"
+    ms.save_checkpoint(Leaf(a=np.ones(2, np.float32)), str(path))
+    capsys.readouterr()
+
+    def interrupted(name, value):
+        yield b"\x0a"
+        raise KeyboardInterrupt
+    monkeypatch.setattr(S, "_entry_chunks", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ms.save_checkpoint(Leaf(a=np.zeros(2, np.float32)), str(path))
+    err = capsys.readouterr().err
+    assert "was interrupted (KeyboardInterrupt)" in err and "holds its previous content" in err
+    assert "permission" not in err
+    assert os.listdir(tmp_path) == ["w.ckpt"]
+    np.testing.assert_array_equal(ms.load_checkpoint(str(path))["a"].asnumpy(), [1, 1])
+
+
+def _safetensors_file(entry_json):
+    header = b'{"w":' + entry_json + b"}"
+    header += b" " * (-len(header) % 8)
+    return len(header).to_bytes(8, "little") + header + b"\0" * 8
+
+
+@pytest.mark.parametrize("entry, match", [
+    (b'{"dtype":"F32","shape":' + b"[" * 100_000 + b"]" * 100_000 + b',"data_offsets":[0,8]}',
+     "'w' nests JSON values too deeply"),
+    (b'{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}',
+     r"'w' has 0 bytes but its shape \(4294967296, 4294967296\) and dtype F32 need "
+     r"73786976294838206464"),
+    (b'{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}',
+     "'w' has 0 bytes but its shape"),                   # 2**62 * 4 elements wraps to 0
+    (b'{"dtype":"F32","shape":[1e400],"data_offsets":[0,8]}', r"'w' has the invalid shape \[inf\]"),
+    (b'{"dtype":"F32","shape":[' + b",".join([b"1"] * 100_000) + b'],"data_offsets":[0,4]}',
+     "'w' has 100000 dimensions; at most 64"),
+    (b'{"dtype":"F32","shape":"12","data_offsets":[0,8]}', "'w' has the invalid shape '12'"),
+    (b'{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}', "'w' has the invalid shape"),
+    (b'{"dtype":"F32","shape":[2],"data_offsets":[0,1e400]}', "'w' has the invalid data_offsets"),
+    (b'{"dtype":["F32"],"shape":[2],"data_offsets":[0,8]}', "'w' has the unknown dtype"),
+    (b'[1, 2]', "'w' is malformed"),
+    (b'{"dtype":"F32","shape":[' + b"9" * 5000 + b'],"data_offsets":[0,8]}', "not valid JSON"),
+])
+def test_crafted_safetensors_headers_name_the_file_and_parameter(tmp_path, entry, match):
+    path = _write(tmp_path, _safetensors_file(entry), "x.safetensors")
+    with pytest.raises(ValueError, match=match) as info:
+        ms.load_checkpoint(path, format="safetensors")
+    assert path in str(info.value)
+
+
+@pytest.mark.parametrize("dims, content, match", [
+    ([2 ** 32, 2 ** 32], b"", r"parameter 'w' has 0 bytes of data, but its shape "
+                              r"\(4294967296, 4294967296\) and dtype Float32 need "
+                              r"73786976294838206464"),
+    ([2 ** 62, 4], b"", "parameter 'w' has 0 bytes of data"),     # wraps to 0 in int64
+    ([1] * 100_000, b"\0" * 4, "parameter 'w' has 100000 dimensions; at most 64"),
+    ([-1, 2], b"", r"parameter 'w' has the invalid shape \(-1, 2\)"),
+])
+def test_crafted_ckpt_dims_name_the_file_and_parameter(tmp_path, dims, content, match):
+    path = _write(tmp_path, proto.encode_entry("w", dims, "Float32", content))
+    with pytest.raises(ValueError, match=match) as info:
+        ms.load_checkpoint(path)
+    assert path in str(info.value)
+
+
+def test_safetensors_metadata_must_map_names_to_strings(tmp_path):
+    header = b'{"__metadata__":{"crc_num":7},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
+    header += b" " * (-len(header) % 8)
+    path = _write(tmp_path, len(header).to_bytes(8, "little") + header + b"\0" * 8,
+                  "m.safetensors")
+    with pytest.raises(ValueError, match="'__metadata__' entry must map names to strings"):
+        ms.load_checkpoint(path, format="safetensors", crc_check=True)

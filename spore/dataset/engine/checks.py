@@ -1,6 +1,8 @@
 """Argument checks shared by the dataset constructors and operations."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 INT32_MAX = 2 ** 31 - 1
@@ -23,8 +25,23 @@ def check_count(op, arg, value):
     return int(value)
 
 
+def cpu_count():
+    """MindSpore's upper bound for ``num_parallel_workers``: ``multiprocessing.cpu_count()``,
+    every CPU of the machine (not only those this process may run on)."""
+    return os.cpu_count() or 1
+
+
 def check_workers(op, value):
-    return None if value is None else check_int(op, "num_parallel_workers", value, 1)
+    """``num_parallel_workers`` of every dataset source and operation: None (the global
+    default) or an int in [1, number of CPUs], as MindSpore checks it."""
+    if value is None:
+        return None
+    check_int(op, "num_parallel_workers", value, hi=None)
+    limit = cpu_count()
+    if not 1 <= value <= limit:
+        raise ValueError(f"For '{op}', num_parallel_workers exceeds the boundary between 1 and "
+                         f"{limit} (the number of CPUs), but got {value}.")
+    return int(value)
 
 
 def column_list(op, arg, value, allow_none=True):
