@@ -16,6 +16,7 @@ nested in another trace run the Python function itself, so gradients are never l
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 import types
@@ -32,6 +33,9 @@ from .capture import Capture, GraphBreak, user_location
 from .ir import signature
 
 _lock = threading.RLock()
+# SPORE_JIT_VERIFY=1 runs the IR verifier on the captured graph and after every pass (the
+# test suite sets it)
+_VERIFY = os.environ.get("SPORE_JIT_VERIFY", "") not in ("", "0")
 _RECOMPILE_WARN = 8
 _SCALARS = (bool, int, float, complex, str, type(None))
 
@@ -367,7 +371,7 @@ class JitFunction:
         dumper = dump.Dumper.from_context(entry.graph.name)
         if dumper is not None:
             dumper("capture", entry.graph)
-        graph = passes.run_pipeline(entry.graph, level, on_pass=dumper)
+        graph = passes.run_pipeline(entry.graph, level, on_pass=dumper, check=_VERIFY)
         if dumper is not None:
             dumper.final(graph)
         entry.graph = graph

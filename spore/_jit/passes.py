@@ -161,6 +161,8 @@ PIPELINES["O2"] = PIPELINES["O0"]
 def run_pipeline(graph, level, on_pass=None, check=False):
     """Run the passes of ``level`` in order; ``on_pass(name, graph)`` sees every result."""
     from .ir import verify
+    if check:
+        verify(graph)
     for name, fn in PIPELINES.get(level, PIPELINES["O0"]):
         graph, _ = fn(graph)
         if check:
