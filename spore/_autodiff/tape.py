@@ -253,3 +253,18 @@ class recording:
 
 def is_recording():
     return bool(_active())
+
+
+class suspended:
+    """No tape records for the duration of a ``with`` (a graph capture inside a gradient
+    computation records its own tapes; the outer ones see one compiled call instead)."""
+
+    def __enter__(self):
+        tapes = _active()
+        self._saved = tapes[:]
+        tapes.clear()
+        return self
+
+    def __exit__(self, *exc):
+        _active()[:] = self._saved
+        return False

@@ -236,8 +236,11 @@ class JitFunction:
         return types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
-        if P._scopes and (P.active_capture() is not None or T.is_recording()):
-            return self.fn(*args, **kwargs)
+        if P._scopes:
+            if P.active_capture() is not None:
+                return self.fn(*args, **kwargs)      # nested in another trace: inlined
+            if T.is_recording():
+                return self._call_under_tape(args, kwargs)
         fast = None
         if not kwargs:
             # the common call: distinct tensors only (shapes and dtypes are the whole key)
@@ -261,6 +264,23 @@ class JitFunction:
         if entry.fallback is not None:
             return self.fn(*args, **kwargs)
         return _run(entry, tensors)
+
+    def _call_under_tape(self, args, kwargs):
+        """A gradient is being taken from outside: one JitCall on the tape (NOTE:
+        [JitCall]), or the Python function itself where that cannot be recomputed."""
+        from .jitcall import call_under_tape, recordable
+        tensors, objects = [], []
+        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
+                self._guard_values(), C._context["mode"], self._level())
+        entry = self._current.get(spec)
+        if entry is None or entry.epoch != P.epoch:
+            with T.suspended():
+                entry = self._lookup(spec, entry, args, kwargs, tensors, objects)
+        if entry.fallback is not None:
+            return self._run_fallback(entry, args, kwargs)
+        if entry.aliases or not recordable(entry):
+            return self.fn(*args, **kwargs)
+        return call_under_tape(self, entry, spec, tensors)
 
     @property
     def _guard_names(self):
@@ -478,12 +498,12 @@ def _run(entry, tensors):
     return _build(entry.out_spec, outs, tensors)
 
 
-def _build(spec, outs, tensors):
+def _build(spec, outs, tensors, wrap=P.wrap):
     tag = spec[0]
     if tag == "V":
         if spec[2] is not None and outs[spec[1]] is tensors[spec[2]]._data:
             return tensors[spec[2]]
-        return P.wrap(outs[spec[1]])
+        return wrap(outs[spec[1]])
     if tag == "A":
         return tensors[spec[1]]
     if tag == "O":
@@ -491,8 +511,27 @@ def _build(spec, outs, tensors):
     if tag == "S":
         return spec[1]
     if tag is dict:
-        return {k: _build(s, outs, tensors) for k, s in zip(spec[1], spec[2])}
-    return tag(_build(s, outs, tensors) for s in spec[1])
+        return {k: _build(s, outs, tensors, wrap) for k, s in zip(spec[1], spec[2])}
+    items = [_build(s, outs, tensors, wrap) for s in spec[1]]
+    return tag(*items) if hasattr(tag, "_fields") else tag(items)
+
+
+def graph_output_tensors(spec, out):
+    """The tensors of a function's result that are graph outputs, in graph-output order."""
+    found = {}
+
+    def walk(s, x):
+        tag = s[0]
+        if tag == "V":
+            found[s[1]] = x
+        elif tag is dict:
+            for k, c in zip(s[1], s[2]):
+                walk(c, x[k])
+        elif isinstance(tag, type) and issubclass(tag, (tuple, list)):
+            for c, e in zip(s[1], x):
+                walk(c, e)
+    walk(spec, out)
+    return [found[i] for i in range(len(found))]
 
 
 def _warn_at_user(message):
@@ -626,10 +665,11 @@ def jit_report(fn):
 def run_cell(cell, args, kwargs):
     """Cell.__call__ in GRAPH_MODE: compile ``construct`` (nested cells are inlined)."""
     from .._autodiff import custom as _custom
-    if P.active_capture() is not None or T.is_recording():
-        if _custom.has_bprop(cell) and T.is_recording():
-            return _custom.call_with_bprop(cell, args, kwargs)
-        return cell.construct(*args, **kwargs)
+    recording = T.is_recording()
+    if recording and _custom.has_bprop(cell):
+        return _custom.call_with_bprop(cell, args, kwargs)
+    if P.active_capture() is not None:
+        return cell.construct(*args, **kwargs)          # nested cells are inlined
     d = cell.__dict__
     jf = d.get("_jit_fn") or d.get("_graph_construct")
     if jf is None:

@@ -1,0 +1,140 @@
+"""``JitCall``: a compiled function called while a gradient is taken from outside.
+
+NOTE: [JitCall]
+``grad(jit_fn)``, ``value_and_grad`` of a function calling a GRAPH_MODE Cell, ...: the
+outer tape records the compiled call as one ``JitCall`` primitive whose inputs are the
+call's tensors, the tensors the graph reads from outside (Parameters, closures), and the
+random state it started from. Its gradient rule is a second compiled function, cached
+per entry, that recomputes the forward under a tape and returns the cotangents of all of
+them (the random state is rewound, so dropout masks repeat). Graphs that write state or
+print run in PyNative instead (recomputing them would write or print twice).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _random as R
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from .._prims.array import full_p
+
+
+class CallInfo:
+    """What one JitCall needs: the entry, how to rebuild arguments, its backward."""
+
+    __slots__ = ("jit", "entry", "spec", "n_tensors", "objects", "_backward", "__weakref__")
+
+    def __init__(self, jit, entry, spec, n_tensors):
+        self.jit = jit
+        self.entry = entry
+        self.spec = spec
+        self.n_tensors = n_tensors
+        self.objects = entry.objects
+        self._backward = None
+
+    def __hash__(self):
+        return id(self)
+
+    def backward(self):
+        if self._backward is None:
+            from .api import JitFunction
+            bwd = JitFunction(_flat_gradient(self))
+            bwd.name = f"{self.jit.name}_backward"
+            self._backward = bwd
+        return self._backward
+
+
+def recordable(entry):
+    return not any(n.written or n.prim.effect in ("state", "print") for n in entry.graph.nodes)
+
+
+def _make_jit_call(xp):
+    def jit_call(*arrays, call):
+        return call.entry.compiled.fn(*arrays)
+    return jit_call
+
+
+def _infer(attrs, *avals):
+    return tuple(ShapedArray(v.aval.shape, v.aval.dtype) for v in attrs["call"].entry.graph.outputs)
+
+
+jit_call_p = P.Primitive("JitCall", _make_jit_call, kind="opaque", multiple_results=True,
+                         infer=_infer, doc="JitCall(*inputs; call): a compiled function "
+                                           "called under an outer gradient tape.")
+
+
+@jit_call_p.def_grad(inputs="all")
+def _jit_call_grad(attrs, inputs, out, dout):
+    call = attrs["call"]
+    entry = call.entry
+    if not isinstance(dout, tuple):        # the tape hands single-output records a bare dout
+        dout = (dout,)
+    douts = tuple(d if d is not None else full_p(shape=v.aval.shape, dtype=v.aval.dtype, value=0)
+                  for d, v in zip(dout, entry.graph.outputs))
+    n_t, n_o = call.n_tensors, len(call.objects)
+    tensors = inputs[:n_t]
+    saved = R.get_state()
+    if entry.uses_rng:
+        state = inputs[n_t + n_o]._data
+        R.set_state((int(state[0]), int(state[1])))
+    try:
+        grads = call.backward()(*tensors, *douts)
+    finally:
+        R.set_state(saved)
+    out = []
+    for x, g in zip(inputs, tuple(grads) + (None,) * len(inputs)):
+        ok = isinstance(x, P._Tensor) and x._data.dtype.kind in "fcV" and g is not None
+        out.append(g if ok else None)
+    return tuple(out[:len(inputs)])
+
+
+def _flat_gradient(call):
+    """``(*tensors, *douts) -> cotangents of (tensors, objects)``, recomputing the forward."""
+    from .._autodiff.api import grad
+    from .api import _Leaves, _rebuild, graph_output_tensors
+    jit, spec, n = call.jit, call.spec, call.n_tensors
+    objects = list(call.objects)
+
+    def flat_fn(*ts):
+        it = _Leaves(ts)
+        out = jit.fn(*_rebuild(spec[0], it, jit_static(call)), **_rebuild(spec[1], it,
+                                                                            jit_static(call)))
+        return tuple(graph_output_tensors(call.entry.out_spec, out))
+
+    positions = tuple(range(n)) or None
+    g = grad(flat_fn, grad_position=positions, weights=objects or None, sens_param=True)
+
+    def backward(*args):
+        ts, ds = args[:n], args[n:]
+        res = g(*ts, ds)
+        if positions is not None and objects:
+            pos, ws = res
+        elif positions is not None:
+            pos, ws = res, ()
+        else:
+            pos, ws = (), res
+        pos = (pos,) if positions is not None and len(positions) == 1 else tuple(pos)
+        ws = (ws,) if objects and len(objects) == 1 and not isinstance(ws, tuple) else tuple(ws)
+        return pos + ws
+    backward.__name__ = f"{jit.name}_backward"
+    return backward
+
+
+def jit_static(call):
+    return call.entry.static_objects
+
+
+def call_under_tape(jit, entry, spec, tensors):
+    """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs."""
+    from .api import _build
+    info = CallInfo(jit, entry, spec, len(tensors))
+    ins = list(tensors) + list(entry.objects)
+    if entry.uses_rng:
+        ins.append(P.wrap(R.state_array()))
+    outs = jit_call_p(*ins, call=info)
+    if entry.n_draws:
+        R.advance(entry.n_draws)
+    return _build(entry.out_spec, outs, tensors, wrap=lambda t: t)
+
+
+__all__ = ["jit_call_p", "call_under_tape", "recordable", "np"]
