@@ -177,31 +177,6 @@ class JitReport:
     __str__ = __repr__
 
 
-def _peak_bytes(graph):
-    """Peak bytes of the intermediates one call holds (live from definition to last use;
-    views and in-place results share their input's buffer)."""
-    last = {}
-    for k, node in enumerate(graph.nodes):
-        for x in node.inputs:
-            if hasattr(x, "aval") and x.node is not None:
-                last[x] = k
-    for v in graph.outputs:
-        last[v] = len(graph.nodes)
-    live = 0
-    peak = 0
-    ends = {}
-    for k, node in enumerate(graph.nodes):
-        fresh = node.prim.kind != "view" and not node.prim.aliases and not node.written
-        if fresh:
-            for v in node.outputs:
-                live += v.nbytes
-                ends.setdefault(last.get(v, k), []).append(v)
-        peak = max(peak, live)
-        for v in ends.pop(k, ()):
-            live -= v.nbytes
-    return peak
-
-
 # --------------------------------------------------------------------------- jit
 class JitFunction:
     """A function compiled on first call (see NOTE: [Compiled calls])."""
@@ -396,7 +371,7 @@ class JitFunction:
             dumper.final(graph)
         entry.graph = graph
         entry.compiled = codegen.generate(graph)
-        entry.peak_bytes = _peak_bytes(graph)
+        entry.peak_bytes = entry.compiled.peak_bytes
         entry.compile_ms += (time.perf_counter() - t0) * 1e3
 
     def _run_fallback(self, entry, args, kwargs):

@@ -18,6 +18,7 @@ import linecache
 import numpy as np
 
 from .._core import primitive as P
+from . import memplan
 from .ir import Value
 
 _serial = itertools.count()
@@ -88,8 +89,9 @@ class Compiled:
         return None
 
 
-def generate(graph):
-    """Compile ``graph`` to a Python function over arrays."""
+def generate(graph, reuse_buffers=True):
+    """Compile ``graph`` to a Python function over arrays (with the memory plan's ``out=``
+    buffers unless ``reuse_buffers`` is False)."""
     names = {}
     glob = {"_arr": _as_array}
     lines = []
@@ -99,6 +101,12 @@ def generate(graph):
     for i, c in enumerate(graph.consts):
         names[c] = f"c{i}"
         glob[f"c{i}"] = c.const
+    specs = []
+    for k, node in enumerate(graph.nodes):
+        kname = f"k{k}"
+        specs.append((kname,) + specialize(node, glob, kname))
+    cast_nodes = frozenset(k for k, sp in enumerate(specs) if sp[3])
+    mplan = memplan.plan(graph, cast_nodes) if reuse_buffers else None
     last_use = _last_uses(graph)
     lits = itertools.count()
 
@@ -116,8 +124,7 @@ def generate(graph):
     lines.append(header)
     vcount = itertools.count()
     for k, node in enumerate(graph.nodes):
-        kname = f"k{k}"
-        fn, inputs, casts = specialize(node, glob, kname)
+        kname, fn, inputs, casts = specs[k]
         glob[kname] = fn
         args = [operand(x) for x in inputs]
         for i, dt in casts:
@@ -127,6 +134,9 @@ def generate(graph):
         for v in node.outputs:
             names[v] = f"v{next(vcount)}"
         outs = [names[v] for v in node.outputs]
+        target = mplan.reuse.get(k) if mplan is not None else None
+        if target is not None:
+            args.append(f"out={names[target]}")
         call = f"{kname}({', '.join(args)})"
         loc = f"  # {node.prim.name}" + (f" at {node.loc[0]}:{node.loc[1]}" if node.loc else "")
         if node.prim.multiple_results:
@@ -140,7 +150,11 @@ def generate(graph):
         for i, new in node.written:
             if new not in node.outputs:
                 names[new] = names[node.inputs[i]]      # written in place: same buffer
-        dead = [names[v] for v in last_use.get(k, ()) if names[v].startswith("v")]
+        if mplan is not None:
+            freed = [v for v in mplan.release.get(k, ()) if v.nbytes >= _FREE_BYTES]
+        else:
+            freed = last_use.get(k, ())
+        dead = [names[v] for v in freed if names[v].startswith("v")]
         if dead:
             lines.append(f"    del {', '.join(sorted(set(dead)))}")
     outs = ", ".join(names[v] for v in graph.outputs)
@@ -152,7 +166,9 @@ def generate(graph):
     ns = {}
     exec(code, glob, ns)
     fn = ns[_ident(graph.name)]
-    return Compiled(graph, fn, source, filename, line_nodes)
+    compiled = Compiled(graph, fn, source, filename, line_nodes)
+    compiled.peak_bytes = mplan.peak_bytes if mplan is not None else None
+    return compiled
 
 
 def _ident(name):

@@ -1,0 +1,112 @@
+"""The memory plan: which dead intermediate buffer each elementwise kernel writes into.
+
+NOTE: [Memory plan]
+Liveness is per buffer: a value lives from its node to its last reader. When a value
+produced by a plain NumPy ufunc dies, its buffer goes to a pool keyed by shape and
+dtype; a later ufunc node with the same output shape and dtype (and no casts) writes
+into it with ``out=`` instead of allocating. A node may reuse a buffer that dies at that
+very node (NumPy ufuncs handle an output that is also an input). Graph inputs, outputs,
+written values, views and the outputs of other kernels are never reused, and buffers
+live for one call only (DESIGN.md, "Buffers").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .ir import Value
+
+
+def ufunc_node(node, casts=()):
+    """Whether ``node`` is a plain ufunc call whose output can go to an ``out=`` buffer."""
+    prim = node.prim
+    if not isinstance(prim._cpu, np.ufunc) or prim._prepare is not None or casts:
+        return False
+    if prim.multiple_results or node.written or prim.effect is not None or node.attrs:
+        return False
+    out = node.outputs[0].aval
+    if out.shape == ():
+        return False
+    for x in node.inputs:
+        if isinstance(x, Value) and x.aval.dtype != out.dtype and out.dtype != np.bool_:
+            return False
+    return True
+
+
+class Plan:
+    """``reuse[k]``: the value whose buffer node ``k`` writes into; ``release[k]``: values
+    whose last reader is node ``k`` and whose buffers are not pooled (freed there);
+    ``peak_bytes``: the intermediates' peak under this plan."""
+
+    def __init__(self):
+        self.reuse = {}
+        self.release = {}
+        self.peak_bytes = 0
+
+
+def plan(graph, cast_nodes=frozenset()):
+    last = {}
+    for k, node in enumerate(graph.nodes):
+        for x in node.inputs:
+            if isinstance(x, Value) and x.node is not None:
+                last[x] = k
+    keep = set(graph.outputs)
+    written = {node.inputs[i] for node in graph.nodes for i, _ in node.written}
+    poolable = set()
+    for k, node in enumerate(graph.nodes):
+        if ufunc_node(node, k in cast_nodes):
+            poolable.add(node.outputs[0])
+    # A buffer lives while any value that may share it lives: the outputs of a kernel that
+    # is not a plain ufunc may be views of its inputs, so their lifetimes extend it.
+    end = dict(last)
+    pinned = set(keep) | written
+    for k in range(len(graph.nodes) - 1, -1, -1):
+        node = graph.nodes[k]
+        if ufunc_node(node, k in cast_nodes):
+            continue
+        outs = node.defines
+        for x in node.inputs:
+            if not isinstance(x, Value):
+                continue
+            for o in outs:
+                if o in pinned:
+                    pinned.add(x)
+                end[x] = max(end.get(x, k), end.get(o, k))
+    dying = {}
+    for v, k in end.items():
+        if v not in pinned:
+            dying.setdefault(k, []).append(v)
+    p = Plan()
+    pool = {}
+    live = peak = 0
+    for k, node in enumerate(graph.nodes):
+        here = [v for v in dying.get(k, ()) if v in poolable]
+        out = node.outputs[0] if node.outputs else None
+        target = None
+        if out is not None and out in poolable:
+            key = (out.aval.shape, out.aval.dtype)
+            same_shape_inputs = {x for x in node.inputs if isinstance(x, Value)
+                                 and (x.aval.shape, x.aval.dtype) == key}
+            for v in here:                         # an input dying right here
+                if v in same_shape_inputs:
+                    target = v
+                    break
+            if target is None and pool.get(key):
+                target = pool[key].pop()
+        if target is not None:
+            p.reuse[k] = target
+            if target in here:
+                here.remove(target)
+        else:
+            fresh = node.prim.kind != "view" and not node.prim.aliases and not node.written
+            if fresh:
+                live += sum(v.nbytes for v in node.outputs)
+        peak = max(peak, live)
+        for v in here:
+            pool.setdefault((v.aval.shape, v.aval.dtype), []).append(v)
+        p.release[k] = [v for v in dying.get(k, ()) if v not in poolable]
+        for v in p.release[k]:
+            if v.node is not None and v.node.prim.kind != "view" and not v.node.prim.aliases \
+                    and not v.node.written:
+                live -= v.nbytes
+    p.peak_bytes = peak
+    return p
