@@ -235,32 +235,11 @@ def _differentiate(fn, args, grad_position, weights, has_aux, return_ids, sens_p
     return grads
 
 
-def _ct_of(ct, vid):
-    return ct.get(vid) if vid is not None else None
-
-
 def _gradients(run, seeds_for, positions, weights):
-    tape = run.tape
-    seeds = {}
     try:
-        for o, g in seeds_for:
-            vid = tape.id_of(o)
-            if vid is None:
-                continue
-            seeds[vid] = g if vid not in seeds else seeds[vid] + g
-        ct = backward(tape.records, seeds)
+        return _gradients_keep(run, seeds_for, positions, weights)
     finally:
-        tape.release()
-    pos_grads = []
-    for p in positions or ():
-        s = run.call_args[p]
-        g = _ct_of(ct, run._pos_ids[p])
-        pos_grads.append(_cast_to(g, s) if g is not None else _zeros_like(s))
-    w_grads = []
-    for w, vid in zip(weights or (), run.weight_ids):
-        g = _ct_of(ct, vid)
-        w_grads.append(_cast_to(g, w) if g is not None else _zeros_like(w))
-    return pos_grads, w_grads
+        run.tape.release()
 
 
 # --------------------------------------------------------------------------- public API
@@ -370,7 +349,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
 
 
 def _gradients_keep(run, seeds_for, positions, weights):
-    """Like _gradients, but leaves the tape usable for further vjp calls."""
+    """The gradients of the sources, leaving the tape usable for further vjp calls."""
     tape = run.tape
     seeds = {}
     for o, g in seeds_for:
@@ -378,16 +357,14 @@ def _gradients_keep(run, seeds_for, positions, weights):
         if vid is not None:
             seeds[vid] = g if vid not in seeds else seeds[vid] + g
     ct = backward(tape.records, seeds)
-    pos_grads = []
-    for p in positions or ():
-        s = run.call_args[p]
-        g = _ct_of(ct, run._pos_ids[p])
-        pos_grads.append(_cast_to(g, s) if g is not None else _zeros_like(s))
-    w_grads = []
-    for w, vid in zip(weights or (), run.weight_ids):
-        g = _ct_of(ct, vid)
-        w_grads.append(_cast_to(g, w) if g is not None else _zeros_like(w))
+    pos_grads = [_grad_or_zeros(ct, run._pos_ids[p], run.call_args[p]) for p in positions or ()]
+    w_grads = [_grad_or_zeros(ct, vid, w) for w, vid in zip(weights or (), run.weight_ids)]
     return pos_grads, w_grads
+
+
+def _grad_or_zeros(ct, vid, like):
+    g = ct.get(vid) if vid is not None else None
+    return _cast_to(g, like) if g is not None else _zeros_like(like)
 
 
 def jvp(fn, inputs, v, has_aux=False):
