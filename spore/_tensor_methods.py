@@ -113,22 +113,9 @@ def __setitem__(self, index, value):
     _indexing.setitem(self, index, value)
 
 
-def _inplace_binary(prim):
-    def method(self, other):
-        return A.assign_p(self, prim(self, other))
-    return method
-
-
-Tensor.__iadd__ = _inplace_binary(M.add_p)
-Tensor.__isub__ = _inplace_binary(M.sub_p)
-Tensor.__imul__ = _inplace_binary(M.mul_p)
-
-
-def __itruediv__(self, other):
-    r = M.div_p(self, other)
-    if r._data.dtype != self._data.dtype:
-        return r           # int /= -> a new float tensor, as Python's int /= does
-    return A.assign_p(self, r)
+# No __iadd__, __isub__, ... : as in MindSpore 2.10's PyNative, `a += b` (and -=, *=,
+# /=, //=, %=, **=, &=, |=, ^=, @=) binds `a` to a new Tensor `a + b`, leaving any other
+# name for the old tensor unchanged; the explicit in-place methods (add_, ...) write.
 
 
 # --------------------------------------------------------------------------- shapes
@@ -435,7 +422,7 @@ def _attach():
         "__eq__": __eq__, "__ne__": __ne__, "__matmul__": __matmul__,
         "__rmatmul__": __rmatmul__, "__neg__": __neg__, "__pos__": __pos__,
         "__abs__": __abs__, "__invert__": __invert__, "__getitem__": __getitem__,
-        "__setitem__": __setitem__, "__itruediv__": __itruediv__,
+        "__setitem__": __setitem__,
         "reshape": reshape, "view": view, "view_as": view_as, "transpose": transpose,
         "permute": permute, "flatten": flatten, "expand": expand, "squeeze": squeeze,
         "unsqueeze": unsqueeze, "expand_dims": expand_dims, "repeat": repeat, "tile": tile,

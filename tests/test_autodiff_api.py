@@ -62,6 +62,18 @@ CASES = [
      (VALUE, (("w", DW), ("b", DB)))),
     (dict(grad_position=0, weights="W", return_ids=True), ((0, DX), (("w", DW), ("b", DB))),
      (VALUE, ((0, DX), (("w", DW), ("b", DB))))),
+    # one position other than 0 is a tuple holding its pair (position 0 is the bare pair);
+    # MindSpore 2.10 puts the gradient's first element in that pair, Spore the gradient
+    (dict(grad_position=1, return_ids=True), ((1, DY),), (VALUE, ((1, DY),))),
+    (dict(grad_position=(1,), return_ids=True), ((1, DY),), (VALUE, ((1, DY),))),
+    (dict(grad_position=(0,), return_ids=True), (0, DX), (VALUE, (0, DX))),
+    (dict(grad_position=(1, 0), return_ids=True), ((1, DY), (0, DX)),
+     (VALUE, ((1, DY), (0, DX)))),
+    (dict(grad_position=1, weights="W", return_ids=True), (((1, DY),), (("w", DW), ("b", DB))),
+     (VALUE, (((1, DY),), (("w", DW), ("b", DB))))),
+    (dict(grad_position=(1,), weights="W", return_ids=True),
+     (((1, DY),), (("w", DW), ("b", DB))), (VALUE, (((1, DY),), (("w", DW), ("b", DB))))),
+    (dict(grad_position=None, weights="w", return_ids=True), ("w", DW), (VALUE, ("w", DW))),
 ]
 
 
@@ -107,6 +119,13 @@ def test_has_aux_structures(setup, kwargs, fname, want_grad, want_vag):
     assert got_v[0][0] == pytest.approx(VALUE)
     assert got_v[0][1:] == want_vag[0][1:]
     assert got_v[1] == want_vag[1]
+
+
+def test_return_ids_with_has_aux_and_one_position_other_than_0(setup):
+    s = setup
+    got = ops.grad(s["f_aux1"], 1, has_aux=True, return_ids=True)(s["x"], s["y"])
+    assert structure(got) == (((1, DY),), (A1,))
+    assert structure(ops.get_grad(got[0], 1)) == DY
 
 
 def test_aliases_are_the_same_functions():
@@ -351,3 +370,102 @@ def test_top_level_transforms_and_get_grad(setup):
     assert structure(ms.get_grad(res, "b")) == DB
     with pytest.raises(RuntimeError, match="Can not find the gradient"):
         ms.get_grad(res, 7)
+
+
+# ----------------------------------------------------------------- sources are tensor objects
+# MindSpore 2.10 PyNative differentiates the input object: every use of the same tensor
+# (another position, a closure, a weight) receives gradient. Constants probed there.
+X3 = [1.0, 2.0, 3.0]
+TWICE = [2.0, 4.0, 6.0]
+
+
+def _x3():
+    return Tensor(np.array(X3, np.float32))
+
+
+def test_closure_over_the_differentiated_tensor_gets_its_gradient():
+    x = _x3()
+    assert structure(ops.grad(lambda t: (t * x).sum())(x)) == TWICE
+    value, g = ops.value_and_grad(lambda t: (t * x).sum())(x)
+    assert value.item() == 14.0 and structure(g) == TWICE
+    assert structure(ops.GradOperation()(lambda t: (t * x).sum())(x)) == TWICE
+    assert structure(ops.grad(lambda t: t * x, sens_param=True)(x, Tensor(np.ones(3, np.float32)))) \
+        == TWICE
+    (loss, aux), g = ops.value_and_grad(lambda t: ((t * x).sum(), t), has_aux=True)(x)
+    assert structure(g) == TWICE
+
+
+def test_closure_with_a_layer_norm_like_cell():
+    ln = ms.nn.LayerNorm((3,), epsilon=1e-5)
+    x = Tensor(np.array([[1.0, 2.0, 4.0]], np.float32))
+    got = ops.grad(lambda t: (ln(t) * x).sum())(x)
+    both = ops.grad(lambda a, b: (ln(a) * b).sum(), grad_position=(0, 1))(x, Tensor(x.asnumpy()))
+    np.testing.assert_allclose(got.asnumpy(), (both[0] + both[1]).asnumpy(), rtol=1e-6)
+
+
+def test_a_tensor_passed_twice_is_one_source():
+    x = _x3()
+    f = lambda a, b: (a * b).sum()  # noqa: E731
+    assert structure(ops.grad(f)(x, x)) == TWICE
+    assert structure(ops.grad(f, grad_position=1)(x, x)) == TWICE
+    assert structure(ops.grad(f, grad_position=(0, 1))(x, x)) == (TWICE, TWICE)
+    assert structure(ops.GradOperation(get_all=True)(f)(x, x)) == (TWICE, TWICE)
+
+
+def test_vjp_follows_the_object_too():
+    x, one = _x3(), Tensor(np.ones(3, np.float32))
+    assert structure(ops.vjp(lambda t: t * x, x)[1](one)) == (TWICE,)
+    assert structure(ops.vjp(lambda a, b: a * b, x, x)[1](one)) == (TWICE, TWICE)
+    w = Parameter(_x3(), name="w")
+    assert structure(ops.vjp(lambda t: t * w, w, weights=[w])[1](one)) == ((TWICE,), (TWICE,))
+
+
+def test_a_weight_that_is_also_an_input():
+    w = Parameter(_x3(), name="w")
+    f = lambda t: (t * w).sum()  # noqa: E731
+    assert structure(ops.grad(f, 0, [w])(w)) == (TWICE, (TWICE,))
+    assert structure(ops.grad(f, None, [w])(w)) == (TWICE,)
+    assert structure(ops.grad(f)(w)) == TWICE
+    assert structure(ops.GradOperation(get_all=True, get_by_list=True)(f, [w])(w)) == \
+        ((TWICE,), (TWICE,))
+    # the same weight listed twice gets its whole gradient in both places
+    x = _x3()
+    assert structure(ops.grad(f, None, [w, w])(x)) == (X3, X3)
+
+
+def test_a_frozen_parameter_passed_as_an_input_gets_zeros():
+    w = Parameter(_x3(), name="w", requires_grad=False)
+    assert structure(ops.grad(lambda t: (t * t).sum())(w)) == [0.0, 0.0, 0.0]
+    assert structure(ops.grad(lambda t: (t * w).sum(), 0, [w])(w)) == ([0.0] * 3, ([0.0] * 3,))
+    one = Tensor(np.ones(3, np.float32))
+    assert structure(ops.vjp(lambda t: t * t, w)[1](one)) == ([0.0] * 3,)
+
+
+def test_nested_grad_follows_the_object():
+    x = _x3()
+    # inner: d/du sum(u*u*x) with u and x the same tensor = 3x^2; outer: 6x
+    assert structure(ops.grad(lambda t: ops.grad(lambda u: (u * u * x).sum())(t).sum())(x)) \
+        == [6.0, 12.0, 18.0]
+    assert structure(ops.grad(lambda t: ops.grad(lambda u: (u * t).sum())(t).sum())(x)) \
+        == [2.0, 2.0, 2.0]
+    assert structure(ops.grad(lambda t: ops.grad(lambda u: (u * u * t).sum())(x).sum())(x)) \
+        == [6.0, 12.0, 18.0]
+
+
+def test_jvp_and_jacobians_differentiate_the_argument_only():
+    # MindSpore's forward-mode and Jacobian transforms treat a closure as a constant
+    x, one = _x3(), Tensor(np.ones(3, np.float32))
+    out, t = ops.jvp(lambda u: u * x, x, one)
+    assert structure(t) == X3
+    assert structure(ops.jacrev(lambda u: u * x)(x)) == np.diag(X3).tolist()
+    assert structure(ops.jacfwd(lambda u: u * x)(x)) == np.diag(X3).tolist()
+
+
+def test_vjp_releases_its_sources_with_its_function():
+    import gc
+    x = _x3()
+    _, fn = ops.vjp(lambda t: t * t, x)
+    assert x._tape_ref
+    del fn
+    gc.collect()
+    assert x._tape_ref is None

@@ -1,7 +1,10 @@
-"""In-place semantics: Tensor methods ending in ``_``, augmented assignment and ``assign``
-write into the tensor's own memory (MindSpore's CPU build returns new values instead; Spore
-is truly in place), and under ``ops.grad`` they give the right gradient or a clear error.
+"""In-place semantics: Tensor methods ending in ``_`` and ``assign`` write into the
+tensor's own memory (MindSpore's CPU build returns new values instead; Spore is truly in
+place), augmented assignment (``a += 1``) makes a new Tensor as MindSpore 2.10's PyNative
+does, and under ``ops.grad`` they give the right gradient or a clear error.
 """
+import operator
+
 import numpy as np
 import pytest
 
@@ -40,23 +43,63 @@ def test_inplace_methods_write_into_the_same_memory(call, want):
     np.testing.assert_allclose(view.asnumpy(), want[1:])
 
 
-def test_augmented_assignment_is_in_place():
-    t = _t([1, 2, 3])
-    alias = t
-    t += 1
-    t -= _t([1, 1, 1])
-    t *= 3
-    t /= 2
-    assert t is alias
-    np.testing.assert_allclose(alias.asnumpy(), [1.5, 3, 4.5])
+F, I = np.float32, np.int32
+M22 = [[3, 4], [5, 6]]
 
 
-def test_integer_true_division_gives_a_new_float_tensor():
-    t = _t([1, 2], np.int32)
-    alias = t
-    t /= 2
-    assert t.dtype == ms.float32 and alias.dtype == ms.int32
-    np.testing.assert_allclose(t.asnumpy(), [0.5, 1.0])
+# (operator, dtype, operand, MindSpore 2.10 result, its dtype), probed with b = a; a op= v
+@pytest.mark.parametrize("op, dtype, other, want, want_dtype", [
+    (operator.iadd, F, 2.0, [[5, 6], [7, 8]], ms.float32),
+    (operator.iadd, I, 2, [[5, 6], [7, 8]], ms.int32),
+    (operator.isub, F, 2.0, [[1, 2], [3, 4]], ms.float32),
+    (operator.isub, I, 2, [[1, 2], [3, 4]], ms.int32),
+    (operator.imul, F, 2.0, [[6, 8], [10, 12]], ms.float32),
+    (operator.imul, I, 2, [[6, 8], [10, 12]], ms.int32),
+    (operator.itruediv, F, 2.0, [[1.5, 2], [2.5, 3]], ms.float32),
+    (operator.itruediv, I, 2, [[1.5, 2], [2.5, 3]], ms.float32),
+    (operator.ifloordiv, F, 2.0, [[1, 2], [2, 3]], ms.float32),
+    (operator.ifloordiv, I, 2, [[1, 2], [2, 3]], ms.int32),
+    (operator.imod, F, 2.0, [[1, 0], [1, 0]], ms.float32),
+    (operator.imod, I, 2, [[1, 0], [1, 0]], ms.int32),
+    (operator.ipow, F, 2.0, [[9, 16], [25, 36]], ms.float32),
+    (operator.ipow, I, 2, [[9, 16], [25, 36]], ms.int32),
+    (operator.iand, I, 2, [[2, 0], [0, 2]], ms.int32),
+    (operator.ior, I, 2, [[3, 6], [7, 6]], ms.int32),
+    (operator.ixor, I, 2, [[1, 6], [7, 4]], ms.int32),
+    (operator.imatmul, F, "m", [[15, 10], [23, 16]], ms.float32),
+    (operator.imatmul, I, "m", [[15, 10], [23, 16]], ms.int32),
+])
+def test_augmented_assignment_makes_a_new_tensor(op, dtype, other, want, want_dtype):
+    a = _t(M22, dtype)
+    b = a
+    data = a.asnumpy().copy()
+    if isinstance(other, str):
+        other = _t([[1, 2], [3, 1]], dtype)
+    a = op(a, other)
+    assert a is not b
+    np.testing.assert_array_equal(b.asnumpy(), data)       # the alias is unchanged
+    np.testing.assert_allclose(a.asnumpy(), want)
+    assert a.dtype == want_dtype
+
+
+def test_augmented_assignment_of_bool_tensors():
+    flags = _t([[True, False], [True, True]], bool)
+    alias = flags
+    flags |= True
+    assert alias.asnumpy().tolist() == [[True, False], [True, True]]
+    assert flags.dtype == ms.bool_ and flags.asnumpy().all()
+    flags = alias
+    flags ^= True
+    assert flags.asnumpy().tolist() == [[False, True], [False, False]]
+
+
+def test_augmented_assignment_of_a_parameter_gives_a_tensor():
+    p = ms.Parameter(_t([1.0, 2.0]), name="p")
+    q = p
+    p += 1
+    assert type(p) is Tensor and isinstance(q, ms.Parameter)
+    np.testing.assert_array_equal(q.asnumpy(), [1, 2])
+    np.testing.assert_array_equal(p.asnumpy(), [2, 3])
 
 
 def test_copy_converts_dtype_and_assign_updates_in_place():

@@ -8,6 +8,7 @@ always a tuple, ``value_and_grad`` returns ``((loss, *aux), grads)``, and
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -111,28 +112,58 @@ class _Run:
     __slots__ = ("tape", "_pos_ids", "weight_ids", "call_args", "out")
 
 
-def _run_forward(fn, args, positions, weights):
+def _run_forward(fn, args, positions, weights, by_object=True):
+    """Run ``fn`` on a new tape with the differentiated inputs and weights watched.
+
+    NOTE: [Sources are objects]
+    ``grad``, ``value_and_grad``, ``GradOperation`` and ``vjp`` differentiate the
+    tensor *object*, as MindSpore's PyNative (and PyTorch) do: a tensor passed at two
+    positions, or passed and also used as a closure, a global or a weight, is one
+    source whose gradient sums every use, and a Parameter with
+    ``requires_grad=False`` gets zeros even when passed as an input. An outer tape
+    keeps its own id on the same object, so grad of grad follows all uses too.
+    MindSpore's ``jvp``, ``jacrev`` and ``jacfwd`` differentiate the argument only
+    (a closure over the same tensor is a constant): ``by_object=False`` gives each
+    position a distinct source, an identity of the argument.
+    """
     run = _Run()
     run.tape = T.Tape()
     call_args = list(args)
-    run._pos_ids = {}
     with T.recording(run.tape):
-        if positions is not None:
-            for p in positions:
-                a = args[p]
-                if not _is_tensor(a):
-                    raise TypeError(f"For 'grad', the input at position {p} must be a Tensor to "
-                                    f"be differentiated, but got {type(a).__name__}.")
-                s = identity_p(a)   # a distinct source, still connected to any outer tape
-                run._pos_ids[p] = run.tape.watch(s)
-                call_args[p] = s
-        run.weight_ids = []
-        for w in weights or ():
-            run.weight_ids.append(run.tape.watch(w) if getattr(w, "requires_grad", True)
-                                  else None)
+        if not by_object:
+            for p in positions or ():
+                _check_source(args, p)
+                call_args[p] = identity_p(args[p])   # still connected to any outer tape
+        run._pos_ids, run.weight_ids = _watch_sources(run.tape, call_args, positions, weights)
         run.call_args = call_args
         run.out = fn(*call_args)
     return run
+
+
+def _check_source(args, p):
+    if not _is_tensor(args[p]):
+        raise TypeError(f"For 'grad', the input at position {p} must be a Tensor to be "
+                        f"differentiated, but got {type(args[p]).__name__}.")
+
+
+def _watch_sources(tape, args, positions, weights):
+    """Value ids of the differentiated inputs and weights, one per tensor object
+    (None for a Parameter with ``requires_grad=False``)."""
+    by_object = {}
+
+    def watch(t):
+        if not getattr(t, "requires_grad", True):
+            return None
+        vid = by_object.get(id(t))
+        if vid is None:
+            vid = by_object[id(t)] = tape.watch(t)
+        return vid
+
+    pos_ids = {}
+    for p in positions or ():
+        _check_source(args, p)
+        pos_ids[p] = watch(args[p])
+    return pos_ids, [watch(w) for w in weights or ()]
 
 
 def _seeds(outputs, sens):
@@ -153,6 +184,8 @@ def _assemble(pos_grads, w_grads, positions, pos_single, weights, w_single, retu
     pos_part = None
     if positions is not None:
         pos_part = pos_grads[0] if pos_single else tuple(pos_grads)
+        if return_ids and pos_single and positions[0] != 0:
+            pos_part = (pos_part,)     # MindSpore 2.10: ((1, g),), but (0, g) for position 0
     w_part = None
     if weights is not None:
         w_part = w_grads[0] if w_single else tuple(w_grads)
@@ -203,27 +236,10 @@ def _differentiate(fn, args, grad_position, weights, has_aux, return_ids, sens_p
 
 
 def _gradients(run, seeds_for, positions, weights):
-    tape = run.tape
-    seeds = {}
     try:
-        for o, g in seeds_for:
-            vid = tape.id_of(o)
-            if vid is None:
-                continue
-            seeds[vid] = g if vid not in seeds else seeds[vid] + g
-        ct = backward(tape.records, seeds)
+        return _gradients_keep(run, seeds_for, positions, weights)
     finally:
-        tape.release()
-    pos_grads = []
-    for p in positions or ():
-        s = run.call_args[p]
-        g = ct.get(run._pos_ids[p])
-        pos_grads.append(_cast_to(g, s) if g is not None else _zeros_like(s))
-    w_grads = []
-    for w, vid in zip(weights or (), run.weight_ids):
-        g = ct.get(vid) if vid is not None else None
-        w_grads.append(_cast_to(g, w) if g is not None else _zeros_like(w))
-    return pos_grads, w_grads
+        run.tape.release()
 
 
 # --------------------------------------------------------------------------- public API
@@ -325,13 +341,15 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
             return res, tuple(w_grads)
         return res
 
+    # the arguments and weights keep this tape's value ids until vjp_fn is gone
+    weakref.finalize(vjp_fn, run.tape.release)
     if has_aux:
         return out, vjp_fn, aux
     return out, vjp_fn
 
 
 def _gradients_keep(run, seeds_for, positions, weights):
-    """Like _gradients, but leaves the tape usable for further vjp calls."""
+    """The gradients of the sources, leaving the tape usable for further vjp calls."""
     tape = run.tape
     seeds = {}
     for o, g in seeds_for:
@@ -339,16 +357,14 @@ def _gradients_keep(run, seeds_for, positions, weights):
         if vid is not None:
             seeds[vid] = g if vid not in seeds else seeds[vid] + g
     ct = backward(tape.records, seeds)
-    pos_grads = []
-    for p in positions or ():
-        s = run.call_args[p]
-        g = ct.get(run._pos_ids[p])
-        pos_grads.append(_cast_to(g, s) if g is not None else _zeros_like(s))
-    w_grads = []
-    for w, vid in zip(weights or (), run.weight_ids):
-        g = ct.get(vid) if vid is not None else None
-        w_grads.append(_cast_to(g, w) if g is not None else _zeros_like(w))
+    pos_grads = [_grad_or_zeros(ct, run._pos_ids[p], run.call_args[p]) for p in positions or ()]
+    w_grads = [_grad_or_zeros(ct, vid, w) for w, vid in zip(weights or (), run.weight_ids)]
     return pos_grads, w_grads
+
+
+def _grad_or_zeros(ct, vid, like):
+    g = ct.get(vid) if vid is not None else None
+    return _cast_to(g, like) if g is not None else _zeros_like(like)
 
 
 def jvp(fn, inputs, v, has_aux=False):
@@ -362,7 +378,7 @@ def jvp(fn, inputs, v, has_aux=False):
         raise ValueError(f"For 'jvp', 'v' must match 'inputs': got {len(vs)} tangents for "
                          f"{len(ins)} inputs.")
     positions = tuple(range(len(ins)))
-    run = _run_forward(fn, ins, positions, None)
+    run = _run_forward(fn, ins, positions, None, by_object=False)
     out = run.out
     aux = None
     if has_aux:
@@ -427,7 +443,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
 
     def jac_fn(*args):
         positions, single = _normalize_positions(grad_position, len(args))
-        run = _run_forward(fn, args, positions, None)
+        run = _run_forward(fn, args, positions, None, by_object=False)
         out = run.out
         aux = None
         if has_aux:

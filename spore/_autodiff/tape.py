@@ -135,8 +135,13 @@ class Tape:
                 "the gradient could not follow the write. Use an out-of-place op instead, e.g. "
                 "ops.tensor_scatter_update or ops.masked_fill.")
         for rec in self.records:
-            if rec.output is not None and _shares(rec.output, arr):
-                rec.output = _protect(rec.output, arr)
+            out = rec.output
+            if out is not None:
+                if type(out) is tuple:       # a primitive with several results
+                    if any(_shares(o, arr) for o in out):
+                        rec.output = tuple(_protect(o, arr) for o in out)
+                elif _shares(out, arr):
+                    rec.output = _protect(out, arr)
             if any(isinstance(x, P._Tensor) and _shares(x, arr) for x in rec.inputs):
                 rec.inputs = tuple(_protect(x, arr) if isinstance(x, P._Tensor) else x
                                    for x in rec.inputs)

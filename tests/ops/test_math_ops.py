@@ -149,6 +149,7 @@ def _assigned(x, y):
 PLUMBING = [
     OpCase("nan_to_num-finite", ops.nan_to_num, np.nan_to_num, (3, 4), id="nan_to_num-finite"),
     OpCase("identity", ops.identity, np.copy, (3, 4)),
+    OpCase("positive", ops.positive, np.copy, (3, 4)),      # the Identity primitive
     OpCase("depend", ops.depend, lambda x, y: x, [(3,), (3,)], grad_argnums=[0]),
     OpCase("copy_-under-grad", _assigned, lambda x, y: y * x, [(3, 4), (3, 4)],
            id="copy_-under-grad"),

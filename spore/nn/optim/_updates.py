@@ -9,12 +9,15 @@ separate ops a momentum update is ~6 full passes over memory plus the copies of
 (``effect="state"``): graph capture keeps them, in order, as side-effect nodes, and
 they have no gradient (``nondiff``). The arithmetic follows MindSpore's CPU kernels
 term by term, so float32 rounding matches, with one exception: where NumPy's BLAS
-is available, ApplyMomentum runs as BLAS vector routines on the BLAS threads (NOTE:
-[BLAS vector routines] in ``_core/backend.py``), and its parameter step
-``var -= lr * accum`` is then one fused multiply-add, rounded once instead of twice
-(the accumulator stays bit for bit MindSpore's; MindSpore rounds ``lr * accum``
-first, so about one parameter element in ten differs from MindSpore's, by about one
-unit in the last place). Each returns the parameter it updated.
+is available, ApplyMomentum of a parameter of at least ``BLAS_MIN_SIZE`` elements
+runs as BLAS vector routines on the BLAS threads (NOTE: [BLAS vector routines] in
+``_core/backend.py``). The accumulator stays bit for bit MindSpore's (``scal`` and
+``axpy`` with ``a = 1`` round as NumPy does); the parameter step
+``var -= lr * accum`` is one ``axpy``, which a kernel may compute as a fused
+multiply-add (rounded once) or as a multiply and an add (rounded twice, as
+MindSpore): the result is within half a unit in the last place of ``lr * accum``
+plus half a unit of the result of the exact value, whichever kernel OpenBLAS picks
+for the CPU. Each returns the parameter it updated.
 
 The other optimizers are composites of public ops and ``ops.assign``.
 """
@@ -47,11 +50,16 @@ def _check_update(name, var, *same_shape, scalars=()):
 
 
 # ----------------------------------------------------------------- ApplyMomentum
+# Below this many elements NumPy's ufuncs are quicker: a BLAS call through ctypes costs
+# ~4 us (measured crossover ~65,536 float32 elements after a matmul, 2-core EPYC).
+BLAS_MIN_SIZE = 1 << 16
+
+
 def _blas_update(xp, *arrays):
     """NumPy BLAS's ``(axpy, scal)`` when the state arrays can be updated by them in
-    place (same shape and dtype, contiguous, writable), else None."""
+    place (same shape and dtype, contiguous, writable, large enough), else None."""
     first = arrays[0]
-    if xp is not np or not all(type(a) is np.ndarray and a.shape == first.shape
+    if xp is not np or first.size < BLAS_MIN_SIZE or not all(type(a) is np.ndarray and a.shape == first.shape
                                and a.dtype == first.dtype and a.flags.c_contiguous
                                and a.flags.aligned for a in arrays):
         return None
@@ -77,7 +85,7 @@ def _make_apply_momentum(xp):
             axpy, scal = blas
             scal(_scalar(momentum), accum)
             axpy(1.0, grad, accum)                      # accum = momentum * accum + grad
-            axpy(-_scalar(lr), accum, var)              # var -= lr * accum (rounded once)
+            axpy(-_scalar(lr), accum, var)              # var -= lr * accum
             return var
         xp.multiply(accum, momentum, out=accum)
         xp.add(accum, grad, out=accum)                  # accum = momentum * accum + grad
