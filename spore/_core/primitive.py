@@ -227,6 +227,19 @@ _SCALAR_TYPES = (bool, int, float, complex)
 # ---------------------------------------------------------------------------
 REGISTRY = {}
 
+
+class _EveryInput:
+    """``grad_inputs`` of a rule that reads every input of a variadic primitive."""
+
+    def __contains__(self, i):
+        return True
+
+    def __repr__(self):
+        return "all"
+
+
+EVERY_INPUT = _EveryInput()
+
 KINDS = ("elementwise", "reduce", "opaque", "view")
 EFFECTS = (None, "random", "state", "print", "check")
 
@@ -304,7 +317,8 @@ class Primitive:
         """
         def deco(rule):
             self.grad = rule
-            self.grad_inputs = (tuple(range(self.n_inputs or 8)) if inputs == "all"
+            self.grad_inputs = (EVERY_INPUT if inputs == "all" and self.n_inputs is None
+                                else tuple(range(self.n_inputs)) if inputs == "all"
                                 else tuple(inputs))
             self.grad_output = output
             self.grad_needed = needed

@@ -130,7 +130,7 @@ _Parameter = P._Parameter
 
 # --------------------------------------------------------------------------- entries
 class _Entry:
-    __slots__ = ("compiled", "objects", "aliases", "n_draws", "uses_rng", "out_spec",
+    __slots__ = ("compiled", "objects", "object_ids", "aliases", "n_draws", "uses_rng", "out_spec",
                  "epoch", "signature", "graph", "fallback", "compile_ms", "static_objects",
                  "peak_bytes")
 
@@ -225,13 +225,14 @@ class JitFunction:
                     fast = (fast, self._guard_values())
                 entry = self._fast.get(fast)
                 if entry is not None and entry.epoch == P.epoch and not entry.aliases \
-                        and entry.fallback is None:
+                        and entry.fallback is None and (not entry.object_ids or not any(
+                            id(a) in entry.object_ids for a in args)):
                     return _run(entry, args)
         tensors, objects = [], []
         spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
                 self._guard_values(), C._context["mode"], self._level())
         entry = self._current.get(spec)
-        if entry is None or entry.epoch != P.epoch or (entry.aliases and entry.fallback is None
+        if entry is None or entry.epoch != P.epoch or (entry.fallback is None
                                                        and not _aliases_hold(entry, tensors)):
             return self._miss(spec, entry, args, kwargs, tensors, objects, fast)
         if fast is not None:
@@ -253,7 +254,12 @@ class JitFunction:
                 entry = self._lookup(spec, entry, args, kwargs, tensors, objects)
         if entry.fallback is not None:
             return self._run_fallback(entry, args, kwargs)
-        if entry.aliases or not recordable(entry):
+        if not _aliases_hold(entry, tensors):
+            with T.suspended():
+                entry = self._lookup(spec, None, args, kwargs, tensors, objects)
+        if entry.fallback is not None:
+            return self._run_fallback(entry, args, kwargs)
+        if not recordable(entry):
             return self.fn(*args, **kwargs)
         return call_under_tape(self, entry, spec, tensors)
 
@@ -315,29 +321,26 @@ class JitFunction:
         entry = _Entry()
         entry.static_objects = objects
         entry.aliases = {}
+        entry.object_ids = frozenset()
         entry.fallback = None
         entry.compiled = None
         entry.epoch = P.epoch
         cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""))
-        syms = {}
-        sym_tensors = []
-        for i, t in enumerate(tensors):
-            s = syms.get(id(t))
-            if s is None:
-                s = syms[id(t)] = cap.arg_tensor(i, t, None)
-            sym_tensors.append(s)
-        it = _Leaves(sym_tensors)
-        sym_args = _rebuild(spec[0], it, objects)
-        sym_kwargs = _rebuild(spec[1], it, objects)
         rng_state = R.get_state()
         epoch = P.epoch
         t0 = time.perf_counter()
         prev = P.set_capture(cap)
         try:
+            for t in tensors:
+                cap.bind_arg(t)
+            it = _Leaves(tensors)
+            args = _rebuild(spec[0], it, objects)
+            kwargs = _rebuild(spec[1], it, objects)
             with P.handler_scope(lambda below: cap.handle):
-                out = self.fn(*sym_args, **sym_kwargs)
-            out_spec = _output_spec(out, cap, syms, tensors)
+                out = self.fn(*args, **kwargs)
+            out_spec = _output_spec(out, cap, tensors)
         except Exception as e:
+            cap.unbind_args()
             P.set_capture(prev)
             R.set_state(rng_state)
             P.epoch = max(P.epoch, epoch)
@@ -346,12 +349,16 @@ class JitFunction:
                 raise CompileError(_compile_message(self.name, entry.fallback, e)) from e
             return entry
         finally:
+            cap.unbind_args()
             P.set_capture(prev)
         graph = cap.finish(out_spec[1])
         entry.graph = graph
         entry.out_spec = out_spec[0]
         entry.objects = list(cap.objects)
-        entry.aliases = {i: tensors[i] for i in sorted(cap.aliased_args)}
+        reachable = _reachable_tensor_ids(self.fn)
+        entry.aliases = {i: t for i, t in enumerate(tensors)
+                         if id(t) in reachable or isinstance(t, _Parameter)}
+        entry.object_ids = frozenset(id(o) for o in entry.objects)
         entry.n_draws = cap.n_draws
         entry.uses_rng = cap.rng is not None
         entry.signature = signature(graph)
@@ -418,9 +425,13 @@ class _Leaves:
 
 
 def _aliases_hold(entry, tensors):
-    """Whether the arguments that were also reached as closures or attributes at capture
-    are the same objects now (the graph read them as one input)."""
-    return all(tensors[i] is obj for i, obj in entry.aliases.items())
+    """Whether the arguments that were also reachable as closures (or are Parameters) at
+    capture are the same objects now, and no argument is a tensor the graph reads from
+    outside (either way the graph would read one object as two inputs, or two as one)."""
+    if not all(tensors[i] is obj for i, obj in entry.aliases.items()):
+        return False
+    ids = entry.object_ids
+    return not ids or not any(id(t) in ids for t in tensors)
 
 
 def _same_objects(a, b):
@@ -429,19 +440,21 @@ def _same_objects(a, b):
             and all(a.aliases[i] is b.aliases[i] for i in a.aliases))
 
 
-def _output_spec(out, cap, syms, tensors):
-    """(template, graph outputs) of a traced function's result."""
+def _output_spec(out, cap, tensors):
+    """(template, graph outputs) of a traced function's result: a tensor argument comes
+    back as the caller's object (writes to it happened in place), another concrete tensor
+    as itself, a traced value as a graph output."""
     outputs = []
-    arg_of = {id(s): i for i, s in enumerate(_first_syms(syms, tensors))}
+    arg_of = {id(t): i for i, t in enumerate(tensors)}
 
     def walk(x):
         if isinstance(x, P._Tensor):
             i = arg_of.get(id(x))
-            if i is not None and x._data.value is cap.graph.inputs[i]:
+            if i is not None:
                 return ("A", i)
             if type(x._data) is not np.ndarray:
                 outputs.append(x._data.value)
-                return ("V", len(outputs) - 1, i)
+                return ("V", len(outputs) - 1, None)
             return ("O", x)
         if isinstance(x, (tuple, list)):
             return (type(x), tuple(walk(e) for e in x))
@@ -451,8 +464,43 @@ def _output_spec(out, cap, syms, tensors):
     return walk(out), outputs
 
 
-def _first_syms(syms, tensors):
-    return [syms[id(t)] for t in tensors]
+def _reachable_tensor_ids(fn, depth=4):
+    """Ids of the tensors ``fn`` can reach without its arguments: its closure cells and
+    the globals it names, following nested functions (``grad(f)`` holds ``f``) a few
+    levels deep. An argument that is one of them is read as one input, so the compiled
+    entry holds only while that argument is the same object."""
+    ids = set()
+    seen = set()
+
+    def visit(f, d):
+        f = getattr(f, "__func__", f)
+        if d < 0 or id(f) in seen:
+            return
+        seen.add(id(f))
+        if isinstance(f, functools.partial):
+            for v in list(f.args) + list(f.keywords.values()) + [f.func]:
+                leaf(v, d)
+            return
+        code = getattr(f, "__code__", None)
+        if code is None:
+            return
+        g = getattr(f, "__globals__", {})
+        for name in code.co_names:
+            if name in g:
+                leaf(g[name], d)
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                leaf(cell.cell_contents, d)
+            except ValueError:
+                continue
+
+    def leaf(v, d):
+        if isinstance(v, P._Tensor):
+            ids.add(id(v))
+        elif isinstance(v, (types.FunctionType, types.MethodType, functools.partial)):
+            visit(v, d - 1)
+    visit(fn, depth)
+    return frozenset(ids)
 
 
 def _run(entry, tensors):

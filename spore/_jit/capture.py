@@ -132,17 +132,24 @@ class Capture:
         self.graph = Graph(name)
         self.objects = []          # concrete tensors read, in input order (kept alive)
         self.current = {}          # id(concrete tensor) -> its latest graph value
-        self.arg_objects = {}      # id(caller's argument object) -> (arg index, value)
-        self.aliased_args = set()  # argument indices also reached as a closure/attribute
+        self.bound = []            # (argument object, its real data) while traced
         self.rng = None
         self.n_draws = 0
 
     # -- values ------------------------------------------------------------------
-    def arg_tensor(self, index, obj, label):
-        """The symbolic Tensor the traced function receives for a tensor argument."""
-        v = self.graph.add_input(ShapedArray(obj._data.shape, obj._data.dtype), "arg", label)
-        self.arg_objects[id(obj)] = (index, v)
-        return _new_tensor(v)
+    def bind_arg(self, obj):
+        """Make the caller's tensor argument symbolic for the trace: the function receives
+        the object itself, so a closure or attribute that is the same object is the same
+        input (MindSpore's PyNative differentiates by object identity)."""
+        d = obj._data
+        v = self.graph.add_input(ShapedArray(d.shape, d.dtype), "arg")
+        self.bound.append((obj, d))
+        obj._data = Sym(v)
+
+    def unbind_args(self):
+        for obj, data in reversed(self.bound):
+            obj._data = data
+        self.bound = []
 
     def value_of(self, t):
         d = t._data
@@ -152,10 +159,6 @@ class Capture:
         v = self.current.get(key)
         if v is not None:
             return v
-        hit = self.arg_objects.get(key)
-        if hit is not None:          # the caller's own argument object, reached another way
-            self.aliased_args.add(hit[0])
-            return hit[1]
         if not isinstance(d, np.ndarray):
             raise GraphBreak(f"a tensor on an unsupported device ({type(d).__name__})")
         role = "param" if isinstance(t, P._Parameter) else "tensor"
@@ -221,9 +224,6 @@ class Capture:
             t._data = Sym(value)
             return
         self.value_of(t)   # make sure it is an input first
-        hit = self.arg_objects.get(id(t))
-        if hit is not None and id(t) not in self.current:
-            self.aliased_args.add(hit[0])
         self.current[id(t)] = value
 
     # -- hooks used below the compiler (random keys, snapshots) ---------------------------

@@ -285,3 +285,14 @@ def test_repeated_recompiles_warn_naming_the_argument():
     with pytest.warns(RuntimeWarning, match="argument 0"):
         for n in range(1, 10):
             f(_t(n))
+
+
+def test_gradients_follow_object_identity_inside_jit_as_in_pynative():
+    x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    g = ops.grad(lambda t: (t * x).sum())
+    np.testing.assert_array_equal(g(x).asnumpy(), [2, 4, 6])          # PyNative
+    jg = ms.jit(g)
+    np.testing.assert_array_equal(jg(x).asnumpy(), [2, 4, 6])         # the same compiled
+    y = Tensor(np.array([5.0, 5.0, 5.0], np.float32))
+    np.testing.assert_array_equal(jg(y).asnumpy(), [1, 2, 3])         # y is not x
+    np.testing.assert_array_equal(jg(x).asnumpy(), [2, 4, 6])

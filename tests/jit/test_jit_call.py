@@ -56,3 +56,18 @@ def test_a_graph_that_writes_state_runs_in_pynative_under_an_outer_gradient():
     g = ops.grad(f)(_t(3))
     np.testing.assert_allclose(g.asnumpy(), 2 * _t(3).asnumpy(), rtol=1e-6)
     assert float(counter.asnumpy()[0]) == 1.0            # written once, not recomputed
+
+
+def test_a_jit_call_with_many_inputs_gives_every_one_its_gradient():
+    # more than 8 inputs: a rule that reads "all" inputs of a variadic primitive saw the
+    # ninth as a shape only
+    ms.set_seed(0)
+    net = nn.LSTM(3, 4, num_layers=2)
+    x = _t(2, 5, 3)
+    vg = ms.value_and_grad(lambda x: net(x)[0].sum(), None, net.trainable_params())
+    _, want = vg(x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    _, got = vg(x)
+    assert len(got) == 8
+    for a, b in zip(want, got):
+        np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-7)
