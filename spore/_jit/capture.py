@@ -135,6 +135,7 @@ class Capture:
         self.bound = []            # (argument object, its real data) while traced
         self.rng = None
         self.n_draws = 0
+        self.parent = None
 
     # -- values ------------------------------------------------------------------
     def bind_arg(self, obj):
@@ -247,9 +248,146 @@ class Capture:
         """Stop the trace: ``construct`` cannot be compiled (the function runs in PyNative)."""
         raise GraphBreak(construct)
 
+    # -- tensor conditionals (NOTE: [Conditionals] in control.py) -------------------------
+    def cond(self, pred, true_fn, false_fn, operands):
+        from .._autodiff import tape as T
+        from .control import cond_p
+        if not isinstance(pred, P._Tensor):
+            return true_fn(*operands) if pred else false_fn(*operands)
+        if T.is_recording():
+            raise GraphBreak("a tensor conditional inside a gradient computation")
+        pv = self.value_of(pred)
+        if pv.aval.size != 1:
+            raise ValueError(f"cond: the condition must hold one element, but has shape "
+                             f"{list(pv.aval.shape)}")
+        traced = [self._trace_branch(fn, operands, tag)
+                  for fn, tag in ((true_fn, "true"), (false_fn, "false"))]
+        (ba, tree_a, outs_a), (bb, tree_b, outs_b) = traced
+        avals_a = [(v.aval.shape, v.aval.dtype) for v in outs_a]
+        avals_b = [(v.aval.shape, v.aval.dtype) for v in outs_b]
+        if tree_a != tree_b or avals_a != avals_b:
+            raise GraphBreak("the two branches of a tensor conditional return different "
+                             f"structures, shapes or dtypes ({avals_a} vs {avals_b})")
+        union = list(dict.fromkeys(ba.free_order + bb.free_order))
+        for br in (ba, bb):
+            br.graph.inputs = [br.free.get(u) or Value(u.aval, role="free") for u in union]
+        written = dict(ba.written)
+        written.update(bb.written)
+        node = Node(cond_p, [pv] + union,
+                    {"branches": (ba.graph, bb.graph),
+                     "out_avals": tuple(v.aval for v in outs_a)}, (), loc=user_location())
+        node.outputs = tuple(Value(v.aval, node) for v in outs_a)
+        new_values = []
+        for obj in written.values():
+            outer = self.value_of(obj)
+            new_values.append((obj, 1 + union.index(outer), Value(outer.aval, node)))
+        node.written = tuple((i, v) for _, i, v in new_values)
+        self.graph.nodes.append(node)
+        self._defined(node)
+        for obj, _, v in new_values:
+            self._rebind(obj, v)
+        it = iter(node.outputs)
+        return _unflatten(tree_a, it)
+
+    def _trace_branch(self, fn, operands, tag):
+        br = Branch(self, f"{self.graph.name}_{tag}")
+        prev = P.set_capture(br)
+        try:
+            with P.handler_scope(lambda below: br.handle):
+                out = fn(*operands)
+            leaves = []
+            tree = _flatten_out(out, leaves)
+            outs = [br.value_of(t) for t in leaves]
+        finally:
+            P.set_capture(prev)
+            for t, data in reversed(br.restore):
+                t._data = data
+        br.graph.outputs = outs
+        return br, tree, outs
+
+    def _defined(self, node):
+        pass
+
     def finish(self, outputs):
         """Close the graph: its outputs, and the random state as its last input."""
         if self.rng is not None:
             self.graph.inputs.append(self.rng)
         self.graph.outputs = list(outputs)
         return self.graph
+
+
+class Branch(Capture):
+    """The trace of one branch of a tensor conditional: a sub-graph whose inputs are the
+    values it reads from the enclosing graph (``free``), in first-use order."""
+
+    def __init__(self, parent, name):
+        super().__init__(name)
+        self.parent = parent
+        self.free = {}             # enclosing value -> this sub-graph's input
+        self.free_order = []
+        self.defined = set()
+        self.written = {}          # id -> tensor from outside this branch that it writes
+        self.restore = []          # (traced tensor, its enclosing value) to put back
+
+    def value_of(self, t):
+        d = t._data
+        if type(d) is Sym:
+            v = d.value
+            return v if v in self.defined else self._free(v)
+        v = self.current.get(id(t))
+        if v is not None:
+            return v
+        return self._free(self.parent.value_of(t))
+
+    def _free(self, outer):
+        inner = self.free.get(outer)
+        if inner is None:
+            inner = self.free[outer] = Value(outer.aval, role="free")
+            self.free_order.append(outer)
+            self.defined.add(inner)
+        return inner
+
+    def handle(self, prim, args, attrs):
+        out = super().handle(prim, args, attrs)
+        self.defined.update(self.graph.nodes[-1].defines)
+        return out
+
+    def _defined(self, node):
+        self.defined.update(node.defines)
+
+    def _rebind(self, t, value):
+        if type(t._data) is Sym:
+            old = t._data
+            if old.value in self.free.values() or old.value not in self.defined:
+                # a tensor from outside the branch: written in place at run time; after
+                # the trace it gets its enclosing value back, then the Cond's new value
+                if id(t) not in self.written:
+                    self.restore.append((t, old))
+                    self.written[id(t)] = t
+            t._data = Sym(value)
+            return
+        self.value_of(t)
+        self.current[id(t)] = value
+        self.written[id(t)] = t
+
+    def random_key(self, seed):
+        raise GraphBreak("random numbers drawn inside a tensor conditional")
+
+
+def _flatten_out(x, leaves):
+    if isinstance(x, P._Tensor):
+        leaves.append(x)
+        return "T"
+    if isinstance(x, (tuple, list)):
+        return (type(x), tuple(_flatten_out(e, leaves) for e in x))
+    if x is None or isinstance(x, _SCALARS):
+        return ("S", x)
+    raise GraphBreak(f"a tensor conditional's branch returns a {type(x).__name__}")
+
+
+def _unflatten(tree, it):
+    if tree == "T":
+        return _new_tensor(next(it))
+    if tree[0] == "S":
+        return tree[1]
+    return tree[0](_unflatten(t, it) for t in tree[1])

@@ -18,7 +18,7 @@ import linecache
 import numpy as np
 
 from .._core import primitive as P
-from . import memplan
+from . import control, memplan
 from .ir import Value
 
 _serial = itertools.count()
@@ -55,6 +55,9 @@ def specialize(node, glob, name):
     prim, attrs = node.prim, node.attrs
     items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
     inputs = list(node.inputs)
+    if prim is control.cond_p:
+        a, b = (generate(g) for g in attrs["branches"])
+        return control.compiled_cond(a.fn, b.fn), inputs, []
     if prim._prepare is not None:
         return _prepared_kernel(prim, attrs, glob, name), inputs, []
     kernel = prim._cpu
@@ -93,7 +96,9 @@ def generate(graph, reuse_buffers=True):
     """Compile ``graph`` to a Python function over arrays (with the memory plan's ``out=``
     buffers unless ``reuse_buffers`` is False)."""
     names = {}
-    glob = {"_arr": _as_array}
+    # the module name marks the generated code as Spore's (its NumPy warnings are Spore's
+    # kernels' warnings, silenced as in PyNative: spore/_quiet.py)
+    glob = {"_arr": _as_array, "__name__": "spore._jit.generated"}
     lines = []
     line_nodes = {}
     for i, v in enumerate(graph.inputs):
@@ -139,7 +144,9 @@ def generate(graph, reuse_buffers=True):
             args.append(f"out={names[target]}")
         call = f"{kname}({', '.join(args)})"
         loc = f"  # {node.prim.name}" + (f" at {node.loc[0]}:{node.loc[1]}" if node.loc else "")
-        if node.prim.multiple_results:
+        if not outs:
+            lines.append(f"    {call}{loc}")
+        elif node.prim.multiple_results:
             target = ", ".join(outs) + ("," if len(outs) == 1 else "")
             lines.append(f"    {target} = {call}{loc}")
         elif node.outputs[0].aval.shape == ():

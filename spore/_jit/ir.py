@@ -121,6 +121,10 @@ def _operand(x):
 
 
 def _attr(v):
+    if isinstance(v, Graph):
+        return f"<graph {v.name}>"
+    if isinstance(v, tuple) and v and all(isinstance(g, Graph) for g in v):
+        return "(" + ", ".join(_attr(g) for g in v) + ")"
     if isinstance(v, np.dtype) or isinstance(v, type):
         try:
             return str(D.dtype_of(v))
@@ -159,7 +163,21 @@ def format_graph(g):
     lines.extend(format_node(n) for n in g.nodes)
     lines.append("  return (" + ", ".join(repr(v) for v in g.outputs) + ")")
     lines.append("}")
+    for sub in subgraphs(g):
+        lines.append(format_graph(sub))
     return "\n".join(lines)
+
+
+def subgraphs(g):
+    """The sub-graphs the nodes of ``g`` hold (the branches of conditionals)."""
+    out = []
+    for n in g.nodes:
+        for v in n.attrs.values():
+            if isinstance(v, Graph):
+                out.append(v)
+            elif isinstance(v, tuple):
+                out.extend(x for x in v if isinstance(x, Graph))
+    return out
 
 
 def format_dot(g):
@@ -203,11 +221,19 @@ def signature(g):
     parts += [f"{name(c)}:{_type(c)}:const:{hash(c.const.tobytes())}" for c in g.consts]
     for n in g.nodes:
         ins = ",".join(name(x) for x in n.inputs)
-        attrs = ",".join(f"{k}={_attr(v)}" for k, v in sorted(n.attrs.items()))
+        attrs = ",".join(f"{k}={_sig_attr(v)}" for k, v in sorted(n.attrs.items()))
         outs = ",".join(f"{name(v)}:{_type(v)}" for v in n.defines)
         parts.append(f"{outs}={n.prim.name}({ins}){{{attrs}}}")
     parts.append("->" + ",".join(name(v) for v in g.outputs))
     return "\n".join(parts)
+
+
+def _sig_attr(v):
+    if isinstance(v, Graph):
+        return "{" + signature(v) + "}"
+    if isinstance(v, tuple) and v and all(isinstance(g, Graph) for g in v):
+        return "(" + ",".join(_sig_attr(g) for g in v) + ")"
+    return _attr(v)
 
 
 # --------------------------------------------------------------------------- verifier
@@ -246,4 +272,6 @@ def verify(g):
     for v in g.outputs:
         if v not in defined:
             raise GraphError(f"output {v!r} is not defined")
+    for sub in subgraphs(g):
+        verify(sub)
     return True

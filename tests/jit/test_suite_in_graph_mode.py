@@ -16,9 +16,6 @@ from tests.conftest import ROOT
 # (compiled function, construct) allowed to run in PyNative for now, with the reason;
 # None matches any function
 ALLOWED = [
-    # the loss-scale wrappers branch on the overflow flag in Python (needs the internal
-    # conditional of the control-flow issue)
-    ("TrainOneStepWithLossScaleCell.construct", "Tensor.asnumpy()"),
     # LSTM with per-sample seq_length reads the lengths on the host
     ("LSTM.construct", "Tensor.asnumpy()"),
     # backward hooks break the graph on purpose (as in MindSpore)

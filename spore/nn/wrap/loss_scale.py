@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import ops
+from ...ops import _control
 from ..._dtype import float32, int32
 from ..._parameter import Parameter
 from ..._tensor import Tensor
@@ -112,8 +113,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
-        if not overflow:
-            self.optimizer(grads)
+        # a tensor conditional: in a compiled step the update runs only when it is taken
+        _control.cond(overflow, _skip, lambda: _update(self.optimizer, grads))
         return loss, cond, scaling_sens
 
     def set_sense_scale(self, sens):
@@ -141,3 +142,11 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         if self.loss_scaling_manager is not None:
             return self.loss_scaling_manager(self.scale_sense, overflow)
         return overflow
+
+
+def _skip():
+    return None
+
+
+def _update(optimizer, grads):
+    optimizer(grads)

@@ -1,0 +1,37 @@
+"""The internal conditional: ``cond(pred, true_fn, false_fn, *operands)`` in a graph.
+
+NOTE: [Conditionals]
+Spore's own tensor branches (the loss-scale wrappers' ``if not overflow:
+optimizer(grads)``) call ``spore.ops._control.cond``. In PyNative it is a Python ``if``.
+While a graph is captured, both branches are traced into sub-graphs (``Capture.branch``):
+the tensors a branch reads from outside become inputs of the ``Cond`` node, and the
+Parameters a branch writes get new values after it. The generated code calls only the
+taken branch, so its effects (the optimizer's in-place updates) happen only when it is
+taken, as in PyNative.
+"""
+from __future__ import annotations
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+
+
+def _make_cond(xp):
+    def cond(pred, *free, branches, out_avals):
+        # codegen replaces ``branches`` by compiled functions (see codegen.specialize)
+        raise RuntimeError("Cond runs only inside compiled code")
+    return cond
+
+
+def _cond_infer(attrs, pred, *free):
+    return tuple(ShapedArray(a.shape, a.dtype) for a in attrs["out_avals"])
+
+
+cond_p = P.Primitive("Cond", _make_cond, kind="opaque", effect="state", writes=(),
+                     multiple_results=True, infer=_cond_infer, nondiff=True,
+                     doc="Cond(pred, *free; branches, out_avals): runs one of two sub-graphs.")
+
+
+def compiled_cond(true_fn, false_fn):
+    def run(pred, *free):
+        return true_fn(*free) if pred else false_fn(*free)
+    return run
