@@ -111,24 +111,30 @@ class Tensor:
         return a
 
     def item(self):
+        _host_read(self, "Tensor.item()")
         if self._data.size != 1:
             raise ValueError(f"The tensor should have only one element, but got {self._data.size}, "
                              "more than one element is ambiguous.")
         return self.asnumpy().reshape(()).item()
 
     def tolist(self):
+        _host_read(self, "Tensor.tolist()")
         return self.asnumpy().tolist()
 
     def __bool__(self):
+        _host_read(self, "bool() of a tensor (a Python if/while/and/or/not on a tensor value)",
+                   _BOOL_HINT)
         if self._data.size != 1:
             raise ValueError(f"The tensor should have only one element, but got {self._data.size}, "
                              "more than one element is ambiguous.")
         return bool(self.asnumpy().reshape(()))
 
     def __float__(self):
+        _host_read(self, "float() of a tensor")
         return float(self.item())
 
     def __int__(self):
+        _host_read(self, "int() of a tensor")
         return int(self.item())
 
     def __index__(self):
@@ -173,14 +179,34 @@ class Tensor:
 
     # ------------------------------------------------------------------ printing
     def __str__(self):
+        _host_read(self, "printing a tensor (print / str / f-string)", _PRINT_HINT)
         return _format_str(self.asnumpy())
 
     def __repr__(self):
+        _host_read(self, "printing a tensor (repr)", _PRINT_HINT)
         return format_repr(self.asnumpy())
 
 
 def _rebuild(arr):
     return Tensor(arr)
+
+
+_BOOL_HINT = ("Graph mode converts `if` statements on tensors (capture_mode='ast', the "
+              "default); a `while`/`for` on tensor values, `and`/`or`/`not`, a conditional "
+              "expression, or an `if` whose branch returns or breaks is not converted: "
+              "compute both sides and pick with ops.select / ops.where, or test outside the "
+              "compiled function.")
+_PRINT_HINT = ("Inside a compiled function use ops.Print(...) (it prints at every call), or "
+               "print the result outside it.")
+
+
+def _host_read(t, what, hint=None):
+    """Refuse to read a traced tensor's values on the host, naming ``what`` did it."""
+    d = t._data
+    if type(d) is not np.ndarray:
+        refuse = getattr(type(d), "refuse_host_read", None)
+        if refuse is not None:
+            refuse(d, what, hint)
 
 
 def _to_host(data):

@@ -30,6 +30,7 @@ from .._autodiff import tape as T
 from .._core import primitive as P
 from . import codegen, dump, passes
 from .capture import Capture, GraphBreak, user_location
+from .convert import convert_callable
 from .ir import signature
 
 _lock = threading.RLock()
@@ -158,7 +159,7 @@ class JitReport:
         self.fallbacks = fallbacks
         live = [e for e in entries if e.compiled is not None]
         self.compiled = len(live)
-        self.kernel_count = sum(len(e.graph.nodes) for e in live)
+        self.kernel_count = sum(_count_nodes(e.graph) for e in live)
         self.peak_bytes = max((e.peak_bytes for e in live), default=0)
         self.compile_ms = sum(e.compile_ms for e in live)
 
@@ -263,6 +264,15 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         return call_under_tape(self, entry, spec, tensors)
 
+    def _traced_fn(self):
+        """The function to trace: source-converted under capture_mode="ast"."""
+        if self.capture_mode != "ast":
+            return self.fn
+        fn = self.__dict__.get("_converted")
+        if fn is None:
+            fn = self.__dict__["_converted"] = convert_callable(self.fn)
+        return fn
+
     @property
     def _guard_names(self):
         names = self.__dict__.get("_guards_cache")
@@ -325,7 +335,9 @@ class JitFunction:
         entry.fallback = None
         entry.compiled = None
         entry.epoch = P.epoch
-        cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""))
+        cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""),
+                      convert=self.capture_mode == "ast")
+        fn = self._traced_fn()
         rng_state = R.get_state()
         epoch = P.epoch
         t0 = time.perf_counter()
@@ -337,7 +349,7 @@ class JitFunction:
             args = _rebuild(spec[0], it, objects)
             kwargs = _rebuild(spec[1], it, objects)
             with P.handler_scope(lambda below: cap.handle):
-                out = self.fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
             out_spec = _output_spec(out, cap, tensors)
         except Exception as e:
             cap.unbind_args()
@@ -422,6 +434,11 @@ class _Leaves:
     def __init__(self, tensors):
         self.it = iter(tensors)
         self.seen = []
+
+
+def _count_nodes(graph):
+    from .ir import subgraphs
+    return len(graph.nodes) + sum(_count_nodes(g) for g in subgraphs(graph))
 
 
 def _aliases_hold(entry, tensors):
@@ -691,8 +708,12 @@ def run_cell(cell, args, kwargs):
     recording = T.is_recording()
     if recording and _custom.has_bprop(cell):
         return _custom.call_with_bprop(cell, args, kwargs)
-    if P.active_capture() is not None:
-        return cell.construct(*args, **kwargs)          # nested cells are inlined
+    capture = P.active_capture()
+    if capture is not None:                              # nested cells are inlined
+        construct = cell.construct
+        if capture.convert:
+            construct = convert_callable(construct)
+        return construct(*args, **kwargs)
     d = cell.__dict__
     jf = d.get("_jit_fn") or d.get("_graph_construct")
     if jf is None:

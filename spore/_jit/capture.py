@@ -93,9 +93,9 @@ class Sym(ShapedArray):
     def itemsize(self):
         return self.dtype.itemsize
 
-    def refuse_host_read(self, what):
+    def refuse_host_read(self, what, hint=None):
         raise GraphBreak(f"{what} reads the values of a traced tensor on the host",
-                         hint=_HOST_HINT)
+                         hint=hint or _HOST_HINT)
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -128,8 +128,9 @@ def _new_tensor(value):
 class Capture:
     """One trace in progress (see NOTE: [Capture])."""
 
-    def __init__(self, name):
+    def __init__(self, name, convert=True):
         self.graph = Graph(name)
+        self.convert = convert     # convert nested Cells' construct (capture_mode="ast")
         self.objects = []          # concrete tensors read, in input order (kept alive)
         self.current = {}          # id(concrete tensor) -> its latest graph value
         self.bound = []            # (argument object, its real data) while traced
@@ -249,7 +250,7 @@ class Capture:
         raise GraphBreak(construct)
 
     # -- tensor conditionals (NOTE: [Conditionals] in control.py) -------------------------
-    def cond(self, pred, true_fn, false_fn, operands):
+    def cond(self, pred, true_fn, false_fn, operands, names=None, where=""):
         from .._autodiff import tape as T
         from .control import cond_p
         if not isinstance(pred, P._Tensor):
@@ -263,6 +264,10 @@ class Capture:
         traced = [self._trace_branch(fn, operands, tag)
                   for fn, tag in ((true_fn, "true"), (false_fn, "false"))]
         (ba, tree_a, outs_a), (bb, tree_b, outs_b) = traced
+        if names is not None:
+            tree_a, tree_b, outs_a, outs_b = _one_sided_names(
+                names, where, tree_a, tree_b, outs_a, outs_b)
+            ba.graph.outputs, bb.graph.outputs = outs_a, outs_b
         avals_a = [(v.aval.shape, v.aval.dtype) for v in outs_a]
         avals_b = [(v.aval.shape, v.aval.dtype) for v in outs_b]
         if tree_a != tree_b or avals_a != avals_b:
@@ -308,6 +313,9 @@ class Capture:
     def _defined(self, node):
         pass
 
+    def lift(self, v):
+        return v
+
     def finish(self, outputs):
         """Close the graph: its outputs, and the random state as its last input."""
         if self.rng is not None:
@@ -321,7 +329,7 @@ class Branch(Capture):
     values it reads from the enclosing graph (``free``), in first-use order."""
 
     def __init__(self, parent, name):
-        super().__init__(name)
+        super().__init__(name, parent.convert)
         self.parent = parent
         self.free = {}             # enclosing value -> this sub-graph's input
         self.free_order = []
@@ -332,12 +340,17 @@ class Branch(Capture):
     def value_of(self, t):
         d = t._data
         if type(d) is Sym:
-            v = d.value
-            return v if v in self.defined else self._free(v)
+            return self.lift(d.value)
         v = self.current.get(id(t))
         if v is not None:
             return v
         return self._free(self.parent.value_of(t))
+
+    def lift(self, v):
+        """This sub-graph's value for ``v``, a value of it or of an enclosing graph."""
+        if v in self.defined:
+            return v
+        return self._free(self.parent.lift(v))
 
     def _free(self, outer):
         inner = self.free.get(outer)
@@ -375,9 +388,12 @@ class Branch(Capture):
 
 
 def _flatten_out(x, leaves):
+    from .convert import Undefined
     if isinstance(x, P._Tensor):
         leaves.append(x)
         return "T"
+    if isinstance(x, Undefined):
+        return ("U", x.name)
     if isinstance(x, (tuple, list)):
         return (type(x), tuple(_flatten_out(e, leaves) for e in x))
     if x is None or isinstance(x, _SCALARS):
@@ -386,8 +402,65 @@ def _flatten_out(x, leaves):
 
 
 def _unflatten(tree, it):
+    from .convert import Undefined
     if tree == "T":
         return _new_tensor(next(it))
     if tree[0] == "S":
         return tree[1]
+    if tree[0] == "U":
+        return Undefined(tree[1])
     return tree[0](_unflatten(t, it) for t in tree[1])
+
+
+def _count(tree):
+    if tree == "T":
+        return 1
+    if tree[0] in ("S", "U"):
+        return 0
+    return sum(_count(t) for t in tree[1])
+
+
+def _has_undefined(tree):
+    if tree == "T":
+        return False
+    if tree[0] == "U":
+        return True
+    if tree[0] == "S":
+        return False
+    return any(_has_undefined(t) for t in tree[1])
+
+
+def _one_sided_names(names, where, tree_a, tree_b, outs_a, outs_b):
+    """A converted ``if`` returns one value per assigned name: a name that only one branch
+    assigns is *undefined* after it (an error if used), not a structure mismatch."""
+    from .convert import Undefined
+    if tree_a == "T" or tree_a[0] is not tuple or tree_b[0] is not tuple \
+            or len(tree_a[1]) != len(names) or len(tree_b[1]) != len(names):
+        return tree_a, tree_b, outs_a, outs_b
+    children, keep_a, keep_b = [], [], []
+    ia = ib = 0
+    for ca, cb, name in zip(tree_a[1], tree_b[1], names):
+        na, nb = _count(ca), _count(cb)
+        if ca != cb and (_has_undefined(ca) or _has_undefined(cb)):
+            children.append(("S", Undefined(name, where)))
+        elif ca != cb:
+            raise GraphBreak(f"'{name}' gets different Python values or structures in the "
+                             f"two branches of the tensor `if` {where}({_show(ca)} vs "
+                             f"{_show(cb)})", hint="Make it a tensor in both branches "
+                             "(e.g. ms.Tensor(1.0)), or compute it outside the `if`.")
+        else:
+            children.append(ca)
+            keep_a += outs_a[ia:ia + na]
+            keep_b += outs_b[ib:ib + nb]
+        ia += na
+        ib += nb
+    tree = (tuple, tuple(children))
+    return tree, tree, keep_a, keep_b
+
+
+def _show(tree):
+    if tree == "T":
+        return "a tensor"
+    if tree[0] == "S":
+        return repr(tree[1])
+    return "a " + getattr(tree[0], "__name__", str(tree[0]))

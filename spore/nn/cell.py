@@ -161,7 +161,8 @@ class Cell:
                 capture.unsupported(f"a backward hook registered on {type(self).__name__} "
                                     "(register_backward_hook)")
             hook_call, args = _hooks.hook_inputs(self, args)
-        if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__:
+        if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__ \
+                or _P.active_capture() is not None:
             from .._jit import run_cell
             out = run_cell(self, args, kwargs)
         else:

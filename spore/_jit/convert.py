@@ -1,0 +1,294 @@
+"""Source conversion (MindSpore's ``capture_mode="ast"``): ``if`` statements become calls
+that decide at run time between Python's ``if`` and a tensor conditional.
+
+NOTE: [Source conversion]
+Before tracing, a user function's source is rewritten once per code object:
+
+    if TEST:                      __spore_names = (a, b)   # their values, or UNDEFINED
+        BODY           ->         def __spore_true(a, b): BODY; return (a, b)
+    else:                         def __spore_false(a, b): ORELSE; return (a, b)
+        ORELSE                    a, b = __spore_if(TEST, __spore_true, __spore_false,
+                                                    ("a", "b"), a_or_undefined, ...)
+
+where ``a, b`` are the names either branch assigns. ``__spore_if`` runs Python's ``if``
+when TEST is not a tensor, and otherwise the internal conditional (NOTE: [Conditionals]),
+so both branches become sub-graphs. A name assigned in only one branch is *undefined*
+after a tensor ``if``; using it raises an error naming it and the ``if``. Branches that
+``return``, ``break``, ``continue``, ``yield`` or declare ``global``/``nonlocal`` are left
+as they are (a tensor condition there then falls back to PyNative, naming the line).
+Only code outside the Spore package is converted.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+import types
+
+from .._core import primitive as P
+
+_cache = {}
+_PREFIX = "__spore_"
+
+
+class Undefined:
+    """The value of a name that only one branch of a tensor ``if`` assigned."""
+
+    __slots__ = ("name", "where")
+
+    def __init__(self, name, where=""):
+        self.name = name
+        self.where = where
+
+    def _fail(self, *args, **kwargs):
+        from .capture import GraphBreak
+
+        class UndefinedName(GraphBreak, NameError):
+            pass
+        raise UndefinedName(f"'{self.name}' is assigned in only one branch of the tensor "
+                            f"`if` {self.where}and used after it",
+                            hint="Assign it in both branches, or before the `if`.")
+
+    __getattr__ = __call__ = __bool__ = __iter__ = __len__ = __getitem__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = _fail
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+UNDEFINED = Undefined("?")
+
+
+def run_if(test, true_fn, false_fn, names, where, *values):
+    """The converted ``if``: Python's when ``test`` is not a tensor, else a conditional."""
+    if not isinstance(test, P._Tensor):
+        return true_fn(*values) if test else false_fn(*values)
+    capture = P.active_capture()
+    if capture is None:
+        return true_fn(*values) if bool(test) else false_fn(*values)
+    return capture.cond(test, true_fn, false_fn, values, names=names, where=where)
+
+
+# --------------------------------------------------------------------------- the rewrite
+class _Stores(ast.NodeVisitor):
+    """Names a block assigns (not inside nested functions, classes or comprehensions)."""
+
+    def __init__(self):
+        self.names = []
+        self.blocked = False
+
+    def _add(self, name):
+        if name not in self.names and not name.startswith(_PREFIX):
+            self.names.append(name)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self._add(node.id)
+
+    def visit_FunctionDef(self, node):
+        self._add(node.name)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        pass
+
+    def visit_ListComp(self, node):
+        pass
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_Return(self, node):
+        self.blocked = True
+
+    visit_Break = visit_Continue = visit_Yield = visit_YieldFrom = visit_Return
+    visit_Global = visit_Nonlocal = visit_Return
+
+    def visit_Import(self, node):
+        for a in node.names:
+            self._add((a.asname or a.name).partition(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_For(self, node):
+        # a nested loop may ``break``/``continue`` itself: only its own targets matter here
+        self.visit(node.target)
+        saved = self.blocked
+        for child in node.body + node.orelse:
+            self.visit(child)
+        self.blocked = saved or _returns(node.body + node.orelse)
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node):
+        saved = self.blocked
+        for child in node.body + node.orelse:
+            self.visit(child)
+        self.blocked = saved or _returns(node.body + node.orelse)
+
+
+def _returns(stmts):
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
+                return True
+    return False
+
+
+class _IfRewriter(ast.NodeTransformer):
+    def __init__(self, filename, first_line):
+        self.count = 0
+        self.filename = filename
+        self.first_line = first_line
+        self.converted = 0
+
+    def visit_FunctionDef(self, node):
+        if getattr(self, "_inside", False):
+            return node               # nested functions keep their own semantics
+        self._inside = True
+        self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        stores = _Stores()
+        for s in node.body + node.orelse:
+            stores.visit(s)
+        if stores.blocked:
+            return node
+        self.count += 1
+        self.converted += 1
+        k = self.count
+        names = stores.names
+        line = node.lineno + self.first_line - 1
+        where = f"at {self.filename}:{line} "
+        t_name, f_name = f"{_PREFIX}true_{k}", f"{_PREFIX}false_{k}"
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
+                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                             defaults=[])
+        ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names],
+                                         ctx=ast.Load()))
+        true_def = ast.FunctionDef(name=t_name, args=args, body=list(node.body) + [ret],
+                                   decorator_list=[], returns=None)
+        false_def = ast.FunctionDef(name=f_name, args=args,
+                                    body=list(node.orelse or []) + [ret],
+                                    decorator_list=[], returns=None)
+        current = [ast.Call(func=ast.Name(id=f"{_PREFIX}value", ctx=ast.Load()),
+                            args=[ast.Call(func=ast.Name(id="locals", ctx=ast.Load()),
+                                           args=[], keywords=[]),
+                                  ast.Constant(n)], keywords=[]) for n in names]
+        call = ast.Call(func=ast.Name(id=f"{_PREFIX}if", ctx=ast.Load()),
+                        args=[node.test, ast.Name(id=t_name, ctx=ast.Load()),
+                              ast.Name(id=f_name, ctx=ast.Load()),
+                              ast.Constant(tuple(names)), ast.Constant(where)] + current,
+                        keywords=[])
+        if names:
+            assign = ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store())
+                                                         for n in names], ctx=ast.Store())],
+                                value=call)
+        else:
+            assign = ast.Expr(value=call)
+        out = [true_def, false_def, assign]
+        for s in out:
+            ast.copy_location(s, node)
+            ast.fix_missing_locations(s)
+        return out
+
+
+def convert_callable(fn):
+    """``convert`` for functions and bound methods (a method stays bound to its object)."""
+    if isinstance(fn, types.MethodType):
+        func = convert(fn.__func__)
+        return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)
+    if isinstance(fn, types.FunctionType):
+        return convert(fn)
+    return fn
+
+
+def _value(scope, name):
+    return scope.get(name, Undefined(name))
+
+
+def convert(fn):
+    """The converted version of ``fn`` (``fn`` itself when there is nothing to convert, it
+    is Spore's own code, or its source is not available)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_filename.startswith(_spore_dir()):
+        return fn
+    hit = _cache.get(code)
+    if hit is None:
+        hit = _cache[code] = _convert_code(fn)
+    if hit is False:
+        return fn
+    new_code, helpers = hit
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    closure = []
+    for name in new_code.co_freevars:
+        cell = cells.get(name)
+        if cell is None:
+            cell = types.CellType(helpers[name])
+        closure.append(cell)
+    new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(closure) or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__dict__.update(getattr(fn, "__dict__", {}))
+    new.__qualname__ = fn.__qualname__
+    return new
+
+
+def _spore_dir():
+    from .capture import _SPORE_DIR
+    return _SPORE_DIR
+
+
+def _convert_code(fn):
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return False
+    src = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return False
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False                  # a lambda or something else: traced as it is
+    if not any(isinstance(n, ast.If) for n in ast.walk(fdef)):
+        return False
+    fdef.decorator_list = []
+    rewriter = _IfRewriter(fn.__code__.co_filename, first)
+    fdef = rewriter.visit(fdef)
+    if not rewriter.converted:
+        return False
+    # the converted function sits in a factory whose parameters are the original free
+    # variables and the helpers, so it gets the same closure cells back
+    code = fn.__code__
+    helpers = {f"{_PREFIX}if": run_if, f"{_PREFIX}value": _value}
+    params = list(code.co_freevars) + list(helpers)
+    factory = ast.FunctionDef(
+        name=f"{_PREFIX}factory",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
+                           kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None)
+    ast.copy_location(factory, fdef)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    for n in ast.walk(module):              # generated nodes span at least their own line
+        if getattr(n, "end_lineno", None) is not None and n.end_lineno < n.lineno:
+            n.end_lineno = n.lineno
+    ast.increment_lineno(module, first - 1)
+    try:
+        compiled = compile(module, code.co_filename, "exec")
+    except SyntaxError:
+        return False
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+    linecache.checkcache(code.co_filename)
+    return inner, helpers

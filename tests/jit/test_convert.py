@@ -1,0 +1,129 @@
+"""Source conversion: `if` on tensors compiles to a conditional; Python `if` stays Python."""
+import warnings
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn, ops, Tensor
+from spore._jit import CompileError
+
+
+def _v(*vals):
+    return Tensor(np.array(vals, np.float32))
+
+
+def branchy(x, y):
+    if x.sum() > 0:
+        z = x * 2
+        w = 1.0
+    elif y.sum() > 0:
+        z = y * 3
+        w = 1.0
+    else:
+        z = x - y
+        w = 1.0
+    return z + w
+
+
+@pytest.mark.parametrize("x,y", [((1.0, 2.0), (0.0, 0.0)), ((-5.0, 1.0), (1.0, 1.0)),
+                                 ((-5.0, 1.0), (-1.0, -1.0))])
+def test_tensor_if_elif_else_compiles_and_matches_pynative(x, y):
+    f = ms.jit(branchy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = f(_v(*x), _v(*y))
+    np.testing.assert_array_equal(got.asnumpy(), branchy(_v(*x), _v(*y)).asnumpy())
+    report = ms.jit_report(f)
+    assert report.compiled == 1 and not report.fallbacks
+
+
+def test_one_compiled_graph_serves_both_outcomes():
+    f = ms.jit(branchy)
+    f(_v(1.0), _v(0.0))
+    f(_v(-1.0), _v(1.0))
+    f(_v(-1.0), _v(-1.0))
+    assert ms.jit_report(f).compiled == 1
+
+
+def test_python_if_on_python_values_keeps_python_semantics():
+    @ms.jit
+    def f(x, flag):
+        if flag:
+            return x + 1
+        return x - 1
+    np.testing.assert_array_equal(f(_v(1.0), True).asnumpy(), [2.0])
+    np.testing.assert_array_equal(f(_v(1.0), False).asnumpy(), [0.0])
+
+
+def test_a_name_assigned_in_one_branch_only_is_an_error_naming_it():
+    def g(x):
+        if x.sum() > 0:
+            t = x * 2
+        return t + 1
+    with pytest.raises(CompileError, match=r"'t' is assigned in only one branch of the tensor "
+                                           r"`if` at .*test_convert\.py:\d+"):
+        ms.jit(g, fullgraph=True)(_v(1.0))
+    with pytest.warns(RuntimeWarning, match="only one branch"):
+        out = ms.jit(g)(_v(1.0))                   # PyNative runs it (x > 0 here)
+    np.testing.assert_array_equal(out.asnumpy(), [3.0])
+
+
+def test_an_if_that_returns_is_not_converted_and_says_how_to_rewrite():
+    def h(x):
+        if x.sum() > 0:
+            return x
+        return -x
+    with pytest.raises(CompileError, match=r"bool\(\) of a tensor") as e:
+        ms.jit(h, fullgraph=True)(_v(1.0))
+    assert "ops.select" in str(e.value)
+
+
+def test_trace_mode_does_not_convert():
+    f = ms.jit(branchy, capture_mode="trace", fullgraph=True)
+    with pytest.raises(CompileError, match="capture_mode='ast'"):
+        f(_v(1.0), _v(1.0))
+
+
+def test_graph_mode_cell_with_a_tensor_if_in_construct():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(2, 2)
+
+        def construct(self, x):
+            h = self.fc(x)
+            if h.mean() > 0:
+                h = ops.relu(h)
+            else:
+                h = -h
+            return h
+    ms.set_seed(0)
+    net = Net()
+    x = Tensor(np.ones((3, 2), np.float32))
+    want = [net(x).asnumpy(), net(-x).asnumpy()]      # PyNative: one input per branch
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_array_equal(net(x).asnumpy(), want[0])
+    np.testing.assert_array_equal(net(-x).asnumpy(), want[1])
+    report = ms.jit_report(net)
+    assert report.compiled == 1 and not report.fallbacks
+
+
+def test_print_of_a_traced_tensor_names_ops_print():
+    def p(x):
+        print(x)
+        return x + 1
+    with pytest.raises(CompileError, match=r"printing a tensor") as e:
+        ms.jit(p, fullgraph=True)(_v(1.0))
+    assert "ops.Print" in str(e.value)
+
+
+def test_a_python_value_that_differs_between_tensor_branches_is_named():
+    def k(x):
+        if x.sum() > 0:
+            w = 1.0
+        else:
+            w = 2.0
+        return x + w
+    with pytest.raises(CompileError, match=r"'w' gets different Python values .* \(1\.0 vs 2\.0\)"):
+        ms.jit(k, fullgraph=True)(_v(1.0))
