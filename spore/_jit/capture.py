@@ -310,6 +310,85 @@ class Capture:
         br.graph.outputs = outs
         return br, tree, outs
 
+    # -- tensor while loops ------------------------------------------------------------
+    def while_loop(self, cond_fn, body_fn, values, names, where):
+        """A ``while`` whose test is a tensor: the test and the body become sub-graphs of
+        one ``While`` node whose loop-carried values are the tensors the body assigns."""
+        from .._autodiff import tape as T
+        from .control import while_p
+        if T.is_recording():
+            raise GraphBreak("a tensor while loop inside a gradient computation")
+        carried = [i for i, v in enumerate(values) if isinstance(v, P._Tensor)]
+        init = [self.value_of(values[i]) for i in carried]
+        traced = []
+        for fn, tag in ((cond_fn, "while_cond"), (body_fn, "while_body")):
+            br = Branch(self, f"{self.graph.name}_{tag}")
+            params = [Value(v.aval, role="carried") for v in init]
+            br.defined.update(params)
+            args = list(values)
+            for i, v in zip(carried, params):
+                args[i] = _new_tensor(v)
+            prev = P.set_capture(br)
+            try:
+                with P.handler_scope(lambda below: br.handle):
+                    out = fn(*args)
+                if tag == "while_cond":
+                    if not isinstance(out, P._Tensor):
+                        raise GraphBreak(f"the test of the while loop {where}is a tensor at "
+                                         "first and a Python value later")
+                    outs = [br.value_of(out)]
+                else:
+                    outs = []
+                    for k, (name, new, old) in enumerate(zip(names, out, values)):
+                        if k in carried:
+                            if not isinstance(new, P._Tensor):
+                                raise GraphBreak(f"'{name}' stops being a tensor in the while "
+                                                 f"loop {where}")
+                            v = br.value_of(new)
+                            if (v.aval.shape, v.aval.dtype) != (init[carried.index(k)].aval.shape,
+                                                                init[carried.index(k)].aval.dtype):
+                                raise GraphBreak(
+                                    f"'{name}' changes shape or dtype in the while loop {where}"
+                                    f"({init[carried.index(k)].aval!r} -> {v.aval!r})",
+                                    hint="Loop-carried tensors keep their shape and dtype.")
+                            outs.append(v)
+                        elif new is not old and not (new == old):
+                            raise GraphBreak(f"the Python value '{name}' changes in the tensor "
+                                             f"while loop {where}", hint="Make it a tensor "
+                                             "(e.g. i = ms.Tensor(0)) so the loop can carry it.")
+            finally:
+                P.set_capture(prev)
+                for t, data in reversed(br.restore):
+                    t._data = data
+            br.graph.outputs = outs
+            traced.append((br, params))
+        (bc, pc), (bb, pb) = traced
+        union = list(dict.fromkeys(bc.free_order + bb.free_order))
+        for br, params in traced:
+            br.graph.inputs = params + [br.free.get(u) or Value(u.aval, role="free")
+                                        for u in union]
+        if bc.written:
+            raise GraphBreak(f"the test of the while loop {where}writes a tensor")
+        node = Node(while_p, init + union,
+                    {"cond": bc.graph, "body": bb.graph, "n_carried": len(init)}, (),
+                    loc=user_location())
+        node.outputs = tuple(Value(v.aval, node) for v in init)
+        new_values = []
+        for obj in bb.written.values():
+            outer = self.value_of(obj)
+            if outer in init:
+                continue
+            new_values.append((obj, len(init) + union.index(outer), Value(outer.aval, node)))
+        node.written = tuple((i, v) for _, i, v in new_values)
+        self.graph.nodes.append(node)
+        self._defined(node)
+        for obj, _, v in new_values:
+            self._rebind(obj, v)
+        result = list(values)
+        for i, v in zip(carried, node.outputs):
+            result[i] = _new_tensor(v)
+        return tuple(result)
+
     def _defined(self, node):
         pass
 
@@ -384,7 +463,7 @@ class Branch(Capture):
         self.written[id(t)] = t
 
     def random_key(self, seed):
-        raise GraphBreak("random numbers drawn inside a tensor conditional")
+        raise GraphBreak("random numbers drawn inside a tensor conditional or loop")
 
 
 def _flatten_out(x, leaves):

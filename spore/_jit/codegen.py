@@ -58,6 +58,9 @@ def specialize(node, glob, name):
     if prim is control.cond_p:
         a, b = (generate(g) for g in attrs["branches"])
         return control.compiled_cond(a.fn, b.fn), inputs, []
+    if prim is control.while_p:
+        c, b = generate(attrs["cond"]), generate(attrs["body"])
+        return control.compiled_while(c.fn, b.fn, attrs["n_carried"]), inputs, []
     if prim._prepare is not None:
         return _prepared_kernel(prim, attrs, glob, name), inputs, []
     kernel = prim._cpu

@@ -35,3 +35,27 @@ def compiled_cond(true_fn, false_fn):
     def run(pred, *free):
         return true_fn(*free) if pred else false_fn(*free)
     return run
+
+
+def _make_while(xp):
+    def while_loop(*args, cond, body, n_carried):
+        raise RuntimeError("While runs only inside compiled code")
+    return while_loop
+
+
+def _while_infer(attrs, *avals):
+    return tuple(ShapedArray(a.shape, a.dtype) for a in avals[:attrs["n_carried"]])
+
+
+while_p = P.Primitive("While", _make_while, kind="opaque", effect="state", writes=(),
+                      multiple_results=True, infer=_while_infer, nondiff=True,
+                      doc="While(*carried, *free; cond, body, n_carried): a loop of sub-graphs.")
+
+
+def compiled_while(cond_fn, body_fn, n):
+    def run(*args):
+        carried, free = args[:n], args[n:]
+        while cond_fn(*carried, *free)[0]:
+            carried = body_fn(*carried, *free)
+        return carried
+    return run

@@ -129,12 +129,46 @@ class _Stores(ast.NodeVisitor):
         self.blocked = saved or _returns(node.body + node.orelse)
 
 
+def _loop_exits(stmts):
+    """Whether a loop body leaves the loop early (break/continue at its own level, or any
+    return/yield)."""
+    for s in stmts:
+        if _returns([s]):
+            return True
+        if isinstance(s, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            continue                      # their break/continue are their own
+        for child in ast.iter_child_nodes(s):
+            if isinstance(child, ast.stmt) and _loop_exits([child]):
+                return True
+    return False
+
+
 def _returns(stmts):
     for s in stmts:
         for n in ast.walk(s):
             if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
                 return True
     return False
+
+
+def _params(names):
+    return ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _return_names(names):
+    return ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names],
+                                      ctx=ast.Load()))
+
+
+def _current_values(names):
+    """``__spore_value(locals(), "n")`` for each name: its value now, or undefined."""
+    return [ast.Call(func=ast.Name(id=f"{_PREFIX}value", ctx=ast.Load()),
+                     args=[ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[],
+                                    keywords=[]), ast.Constant(n)], keywords=[])
+            for n in names]
 
 
 class _IfRewriter(ast.NodeTransformer):
@@ -152,6 +186,71 @@ class _IfRewriter(ast.NodeTransformer):
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "print":
+            node.func = ast.copy_location(ast.Name(id=f"{_PREFIX}print", ctx=ast.Load()),
+                                          node.func)
+            node.args = [self._fstring(a) for a in node.args]
+            self.converted += 1
+        return node
+
+    def _fstring(self, arg):
+        if not isinstance(arg, ast.JoinedStr):
+            return arg
+        parts = []
+        for v in arg.values:
+            if isinstance(v, ast.FormattedValue):
+                if v.conversion != -1 or v.format_spec is not None:
+                    return arg            # a format spec: Python formats it (on the host)
+                parts.append(v.value)
+            else:
+                parts.append(v)
+        return ast.copy_location(ast.Call(func=ast.Name(id=f"{_PREFIX}fstring", ctx=ast.Load()),
+                                          args=parts, keywords=[]), arg)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        if node.orelse or _loop_exits(node.body):
+            return node
+        stores = _Stores()
+        for s in node.body:
+            stores.visit(s)
+        if stores.blocked:
+            return node
+        self.count += 1
+        self.converted += 1
+        k = self.count
+        names = stores.names
+        line = node.lineno + self.first_line - 1
+        where = f"at {self.filename}:{line} "
+        c_name, b_name = f"{_PREFIX}cond_{k}", f"{_PREFIX}body_{k}"
+        cond_def = ast.FunctionDef(name=c_name, args=_params(names),
+                                   body=[ast.Return(value=node.test)], decorator_list=[],
+                                   returns=None)
+        body_def = ast.FunctionDef(name=b_name, args=_params(names),
+                                   body=list(node.body) + [_return_names(names)],
+                                   decorator_list=[], returns=None)
+        call = ast.Call(func=ast.Name(id=f"{_PREFIX}while", ctx=ast.Load()),
+                        args=[ast.Name(id=c_name, ctx=ast.Load()),
+                              ast.Name(id=b_name, ctx=ast.Load()),
+                              ast.Constant(tuple(names)), ast.Constant(where)]
+                        + _current_values(names), keywords=[])
+        return self._emit(node, [cond_def, body_def], names, call)
+
+    def _emit(self, node, defs, names, call):
+        if names:
+            assign = ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store())
+                                                         for n in names], ctx=ast.Store())],
+                                value=call)
+        else:
+            assign = ast.Expr(value=call)
+        out = defs + [assign]
+        for s in out:
+            ast.copy_location(s, node)
+            ast.fix_missing_locations(s)
+        return out
 
     def visit_If(self, node):
         self.generic_visit(node)
@@ -209,6 +308,65 @@ def convert_callable(fn):
     return fn
 
 
+def run_while(cond_fn, body_fn, names, where, *values):
+    """The converted ``while``: Python's loop while the test is a Python value; a compiled
+    loop (``While``) once it is a tensor inside a trace."""
+    capture = P.active_capture()
+    while True:
+        test = cond_fn(*values)
+        if isinstance(test, P._Tensor) and capture is not None:
+            return capture.while_loop(cond_fn, body_fn, values, names, where)
+        if not test:
+            return values
+        values = body_fn(*values)
+
+
+class _FString:
+    """An f-string with tensors in it, kept as pieces until printed."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def __str__(self):
+        return "".join(p if isinstance(p, str) else str(p) for p in self.pieces)
+
+    __repr__ = __str__
+
+
+def fstring(*pieces):
+    """A converted f-string: the string itself unless a piece is a traced tensor."""
+    if P.active_capture() is None or not any(isinstance(p, P._Tensor) for p in pieces):
+        return "".join(p if isinstance(p, str) else format(p) for p in pieces)
+    return _FString(pieces)
+
+
+def run_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """The converted ``print``: Python's, unless a traced tensor is printed; then a print
+    node that prints at every call of the compiled function (PyNative's format)."""
+    capture = P.active_capture()
+    if capture is None or file is not None or not any(
+            isinstance(a, (P._Tensor, _FString)) for a in args):
+        return print(*[str(a) if isinstance(a, _FString) else a for a in args], sep=sep,
+                     end=end, file=file, flush=flush)
+    from .._prims.special import py_print_p
+    tensors, pieces = [], []
+
+    def piece(a):
+        if isinstance(a, P._Tensor):
+            tensors.append(a)
+            return ("tensor", len(tensors) - 1)
+        return ("str", a if isinstance(a, str) else str(a))
+    for a in args:
+        if isinstance(a, _FString):
+            pieces.append(("concat", tuple(piece(p) for p in a.pieces)))
+        else:
+            pieces.append(piece(a))
+    py_print_p(*tensors, pieces=tuple(pieces), sep=sep, end=end)
+    return None
+
+
 def _value(scope, name):
     return scope.get(name, Undefined(name))
 
@@ -258,7 +416,9 @@ def _convert_code(fn):
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False                  # a lambda or something else: traced as it is
-    if not any(isinstance(n, ast.If) for n in ast.walk(fdef)):
+    if not any(isinstance(n, (ast.If, ast.While)) or (
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print")
+            for n in ast.walk(fdef)):
         return False
     fdef.decorator_list = []
     rewriter = _IfRewriter(fn.__code__.co_filename, first)
@@ -268,7 +428,9 @@ def _convert_code(fn):
     # the converted function sits in a factory whose parameters are the original free
     # variables and the helpers, so it gets the same closure cells back
     code = fn.__code__
-    helpers = {f"{_PREFIX}if": run_if, f"{_PREFIX}value": _value}
+    helpers = {f"{_PREFIX}if": run_if, f"{_PREFIX}while": run_while,
+               f"{_PREFIX}value": _value, f"{_PREFIX}print": run_print,
+               f"{_PREFIX}fstring": fstring}
     params = list(code.co_freevars) + list(helpers)
     factory = ast.FunctionDef(
         name=f"{_PREFIX}factory",

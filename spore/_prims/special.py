@@ -118,3 +118,31 @@ def _check_infer(attrs, failed, *values):
 # (a check effect: never removed, merged or moved).
 check_p = Primitive("Check", _make_check, kind="opaque", effect="check", nondiff=True,
                     infer=_check_infer)
+
+
+# ----------------------------------------------------------------- Python's print, compiled
+def _make_py_print(xp):
+    def py_print(*tensors, pieces, sep, end):
+        from .._tensor import _format_str
+        parts = []
+        for kind, value in pieces:
+            if kind == "tensor":
+                arr = tensors[value]
+                parts.append(_format_str(arr if isinstance(arr, np.ndarray)
+                                         else np.asarray(arr.get())))
+            elif kind == "concat":
+                parts.append("".join(
+                    _format_str(tensors[v]) if k == "tensor" else v for k, v in value))
+            else:
+                parts.append(value)
+        sys.stdout.write(sep.join(parts) + end)
+        sys.stdout.flush()
+        return np.zeros((), np.bool_)
+    return py_print
+
+
+# Builtin ``print`` of tensors inside a compiled function (source conversion rewrites it):
+# prints at every call, in PyNative's format. ``pieces``: ("str", text), ("tensor", i) or
+# ("concat", pieces of an f-string).
+py_print_p = Primitive("PyPrint", _make_py_print, kind="opaque", effect="print", nondiff=True,
+                       infer=_print_infer)

@@ -109,10 +109,10 @@ def test_graph_mode_cell_with_a_tensor_if_in_construct():
     assert report.compiled == 1 and not report.fallbacks
 
 
-def test_print_of_a_traced_tensor_names_ops_print():
+def test_printing_a_traced_tensor_on_the_host_names_ops_print():
     def p(x):
-        print(x)
-        return x + 1
+        text = str(x)           # a host read (print itself is converted)
+        return x + len(text)
     with pytest.raises(CompileError, match=r"printing a tensor") as e:
         ms.jit(p, fullgraph=True)(_v(1.0))
     assert "ops.Print" in str(e.value)
@@ -127,3 +127,82 @@ def test_a_python_value_that_differs_between_tensor_branches_is_named():
         return x + w
     with pytest.raises(CompileError, match=r"'w' gets different Python values .* \(1\.0 vs 2\.0\)"):
         ms.jit(k, fullgraph=True)(_v(1.0))
+
+
+def halve_until_small(x, limit):
+    i = ms.Tensor(0, ms.int32)
+    while x.sum() > limit:
+        x = x * 0.5
+        i = i + 1
+    return x, i
+
+
+@pytest.mark.parametrize("start", [1.0, 100.0, 1e6])
+def test_tensor_while_compiles_to_one_loop_and_matches_pynative(start):
+    f = ms.jit(halve_until_small)
+    x, limit = _v(start, start), _v(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = f(x, limit)
+    want = halve_until_small(x, limit)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+    report = ms.jit_report(f)
+    assert report.compiled == 1
+    names = [n.prim.name for n in report.graphs[0].nodes]
+    assert names.count("While") == 1 and "Mul" not in names   # the body is a sub-graph
+
+
+def test_graph_size_does_not_grow_with_the_trip_count():
+    f = ms.jit(halve_until_small)
+    f(_v(4.0), _v(1.0))
+    small = ms.jit_report(f).kernel_count
+    f(_v(4e9), _v(1.0))
+    assert ms.jit_report(f).kernel_count == small and ms.jit_report(f).compiled == 1
+
+
+def test_a_python_counter_in_a_tensor_while_is_named():
+    def k(x):
+        i = 0
+        while x.sum() > 1:
+            x = x * 0.5
+            i += 1
+        return x, i
+    with pytest.raises(CompileError, match=r"the Python value 'i' changes in the tensor while"):
+        ms.jit(k, fullgraph=True)(_v(8.0))
+
+
+def test_a_loop_carried_tensor_that_changes_shape_is_named():
+    def k(x):
+        while x.sum() > 1:
+            x = ops.concat((x, x)) * 0.1
+        return x
+    with pytest.raises(CompileError, match=r"'x' changes shape or dtype in the while loop"):
+        ms.jit(k, fullgraph=True)(_v(8.0))
+
+
+def test_python_while_on_python_values_still_unrolls():
+    @ms.jit
+    def f(x):
+        n = 0
+        while n < 3:
+            x = x + 1
+            n += 1
+        return x
+    np.testing.assert_array_equal(f(_v(0.0)).asnumpy(), [3.0])
+
+
+def test_builtin_print_of_tensors_prints_at_every_call_in_pynative_format(capsys):
+    def f(x):
+        y = x * 2
+        print("y is", y, 3)
+        print(f"sum={y.sum()} done")
+        return y
+    x = _v(1.0, 2.0)
+    f(x)
+    want = capsys.readouterr().out
+    jf = ms.jit(f, fullgraph=True)
+    jf(x)
+    jf(x)
+    assert capsys.readouterr().out == want * 2
+    assert ms.jit_report(jf).compiled == 1
