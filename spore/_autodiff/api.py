@@ -136,6 +136,9 @@ def _run_forward(fn, args, positions, weights, by_object=True):
                 call_args[p] = identity_p(args[p])   # still connected to any outer tape
         run._pos_ids, run.weight_ids = _watch_sources(run.tape, call_args, positions, weights)
         run.call_args = call_args
+        capture = P.active_capture()
+        if capture is not None:          # inside a compiled function: source-converted
+            fn = capture.converted(fn)
         run.out = fn(*call_args)
     return run
 

@@ -245,6 +245,13 @@ class Capture:
         from .._prims.special import copy_p
         return self.handle(copy_p, (t,), {})
 
+    def converted(self, fn):
+        """``fn`` source-converted when this trace converts (capture_mode="ast")."""
+        if not self.convert:
+            return fn
+        from .convert import convert_callable
+        return convert_callable(fn)
+
     def unsupported(self, construct):
         """Stop the trace: ``construct`` cannot be compiled (the function runs in PyNative)."""
         raise GraphBreak(construct)
@@ -255,14 +262,14 @@ class Capture:
         from .control import cond_p
         if not isinstance(pred, P._Tensor):
             return true_fn(*operands) if pred else false_fn(*operands)
-        if T.is_recording():
-            raise GraphBreak("a tensor conditional inside a gradient computation")
+        recording = T.is_recording()
         pv = self.value_of(pred)
         if pv.aval.size != 1:
             raise ValueError(f"cond: the condition must hold one element, but has shape "
                              f"{list(pv.aval.shape)}")
-        traced = [self._trace_branch(fn, operands, tag)
-                  for fn, tag in ((true_fn, "true"), (false_fn, "false"))]
+        with T.suspended():       # the branches are traced unrecorded (see _record_cond)
+            traced = [self._trace_branch(fn, operands, tag)
+                      for fn, tag in ((true_fn, "true"), (false_fn, "false"))]
         (ba, tree_a, outs_a), (bb, tree_b, outs_b) = traced
         if names is not None:
             tree_a, tree_b, outs_a, outs_b = _one_sided_names(
@@ -278,6 +285,9 @@ class Capture:
             br.graph.inputs = [br.free.get(u) or Value(u.aval, role="free") for u in union]
         written = dict(ba.written)
         written.update(bb.written)
+        if recording:
+            return self._record_cond(pred, ba, bb, union, written, tree_a, outs_a,
+                                     (true_fn, false_fn, operands))
         node = Node(cond_p, [pv] + union,
                     {"branches": (ba.graph, bb.graph),
                      "out_avals": tuple(v.aval for v in outs_a)}, (), loc=user_location())
@@ -293,6 +303,25 @@ class Capture:
             self._rebind(obj, v)
         it = iter(node.outputs)
         return _unflatten(tree_a, it)
+
+    def _record_cond(self, pred, ba, bb, union, written, tree, outs, py):
+        """A tensor conditional while a gradient tape records: the ``Cond`` goes through
+        the dispatch point with the tensors its branches read as inputs, so the tape
+        records it; its gradient rule is a conditional over the branches' gradients."""
+        from .control import CondCall, cond_p
+        if written:
+            raise GraphBreak("a tensor conditional that writes state, inside a gradient "
+                             "computation")
+        if _has_undefined(tree, merged=True):
+            raise GraphBreak("a tensor conditional with a name assigned in one branch only, "
+                             "inside a gradient computation")
+        objs = [ba.objs[u] if u in ba.objs else bb.objs.get(u) for u in union]
+        if any(o is None for o in objs):
+            raise GraphBreak("a nested tensor conditional inside a gradient computation")
+        attrs = {"branches": (ba.graph, bb.graph), "out_avals": tuple(v.aval for v in outs),
+                 "_py": CondCall(py[0], py[1], py[2], objs, tree)}
+        results = cond_p(pred, *objs, **attrs)
+        return _unflatten_tensors(tree, iter(results))
 
     def _trace_branch(self, fn, operands, tag):
         br = Branch(self, f"{self.graph.name}_{tag}")
@@ -415,15 +444,21 @@ class Branch(Capture):
         self.defined = set()
         self.written = {}          # id -> tensor from outside this branch that it writes
         self.restore = []          # (traced tensor, its enclosing value) to put back
+        self.objs = {}             # enclosing value -> a tensor object that holds it
 
     def value_of(self, t):
         d = t._data
         if type(d) is Sym:
-            return self.lift(d.value)
-        v = self.current.get(id(t))
-        if v is not None:
-            return v
-        return self._free(self.parent.value_of(t))
+            if d.value in self.defined:
+                return d.value
+            outer = self.parent.lift(d.value)
+        else:
+            v = self.current.get(id(t))
+            if v is not None:
+                return v
+            outer = self.parent.value_of(t)
+        self.objs.setdefault(outer, t)
+        return self._free(outer)
 
     def lift(self, v):
         """This sub-graph's value for ``v``, a value of it or of an enclosing graph."""
@@ -499,14 +534,17 @@ def _count(tree):
     return sum(_count(t) for t in tree[1])
 
 
-def _has_undefined(tree):
+def _has_undefined(tree, merged=False):
+    """Whether ``tree`` holds an undefined name (``merged``: also one already turned into
+    an ``Undefined`` value by ``_one_sided_names``)."""
+    from .convert import Undefined
     if tree == "T":
         return False
     if tree[0] == "U":
         return True
     if tree[0] == "S":
-        return False
-    return any(_has_undefined(t) for t in tree[1])
+        return merged and isinstance(tree[1], Undefined)
+    return any(_has_undefined(t, merged) for t in tree[1])
 
 
 def _one_sided_names(names, where, tree_a, tree_b, outs_a, outs_b):
@@ -543,3 +581,11 @@ def _show(tree):
     if tree[0] == "S":
         return repr(tree[1])
     return "a " + getattr(tree[0], "__name__", str(tree[0]))
+
+
+def _unflatten_tensors(tree, it):
+    if tree == "T":
+        return next(it)
+    if tree[0] == "S":
+        return tree[1]
+    return tree[0](_unflatten_tensors(t, it) for t in tree[1])

@@ -56,7 +56,7 @@ def specialize(node, glob, name):
     items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
     inputs = list(node.inputs)
     if prim is control.cond_p:
-        a, b = (generate(g) for g in attrs["branches"])
+        a, b = (generate(g) for g in attrs["branches"])    # ("_py" is for the tape only)
         return control.compiled_cond(a.fn, b.fn), inputs, []
     if prim is control.while_p:
         c, b = generate(attrs["cond"]), generate(attrs["body"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._core import primitive as P
 from .._core.aval import ShapedArray
+from .._prims.array import full_p
 
 
 def _make_cond(xp):
@@ -27,8 +28,56 @@ def _cond_infer(attrs, pred, *free):
 
 
 cond_p = P.Primitive("Cond", _make_cond, kind="opaque", effect="state", writes=(),
-                     multiple_results=True, infer=_cond_infer, nondiff=True,
+                     multiple_results=True, infer=_cond_infer,
                      doc="Cond(pred, *free; branches, out_avals): runs one of two sub-graphs.")
+
+
+class CondCall:
+    """The Python side of a recorded conditional: its branch functions, their operands,
+    the tensors the branches read (the Cond's inputs) and the output structure."""
+
+    __slots__ = ("true_fn", "false_fn", "operands", "objs", "tree")
+
+    def __init__(self, true_fn, false_fn, operands, objs, tree):
+        self.true_fn = true_fn
+        self.false_fn = false_fn
+        self.operands = operands
+        self.objs = objs
+        self.tree = tree
+
+    def __repr__(self):
+        return "<cond branches>"
+
+
+@cond_p.def_grad(inputs="all")
+def _cond_grad(attrs, inputs, out, dout):
+    """A conditional over the branches' gradients: the taken branch is recomputed under a
+    tape that watches the tensors it read, seeded with ``dout``."""
+    from .._autodiff.api import grad
+    from ..ops import _control
+    call = attrs["_py"]
+    if not isinstance(dout, tuple):
+        dout = (dout,)
+    douts = tuple(d if d is not None else full_p(shape=a.shape, dtype=a.dtype, value=0)
+                  for d, a in zip(dout, attrs["out_avals"]))
+    diff = [i for i, o in enumerate(call.objs) if o._data.dtype.kind in "fcV"]
+    weights = [call.objs[i] for i in diff]
+
+    def branch(fn):
+        def run():
+            from .capture import _flatten_out
+            def outputs():
+                leaves = []
+                _flatten_out(fn(*call.operands), leaves)
+                return tuple(leaves)
+            return tuple(grad(outputs, None, weights, sens_param=True)(douts))
+        return run
+    grads = _control.cond(inputs[0], branch(call.true_fn), branch(call.false_fn)) \
+        if diff else ()
+    result = [None] * len(inputs)
+    for k, i in enumerate(diff):
+        result[1 + i] = grads[k]
+    return tuple(result)
 
 
 def compiled_cond(true_fn, false_fn):

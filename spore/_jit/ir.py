@@ -136,7 +136,8 @@ def _attr(v):
 def format_node(n):
     outs = ", ".join(f"{v!r}: {_type(v)}" for v in n.defines)
     args = ", ".join(_operand(x) for x in n.inputs)
-    attrs = ", ".join(f"{k}={_attr(v)}" for k, v in sorted(n.attrs.items()))
+    attrs = ", ".join(f"{k}={_attr(v)}" for k, v in sorted(n.attrs.items())
+                      if not k.startswith("_"))
     text = f"  {outs} = {n.prim.name}({args})"
     if attrs:
         text += f" {{{attrs}}}"
@@ -221,7 +222,8 @@ def signature(g):
     parts += [f"{name(c)}:{_type(c)}:const:{hash(c.const.tobytes())}" for c in g.consts]
     for n in g.nodes:
         ins = ",".join(name(x) for x in n.inputs)
-        attrs = ",".join(f"{k}={_sig_attr(v)}" for k, v in sorted(n.attrs.items()))
+        attrs = ",".join(f"{k}={_sig_attr(v)}" for k, v in sorted(n.attrs.items())
+                         if not k.startswith("_"))
         outs = ",".join(f"{name(v)}:{_type(v)}" for v in n.defines)
         parts.append(f"{outs}={n.prim.name}({ins}){{{attrs}}}")
     parts.append("->" + ",".join(name(v) for v in g.outputs))

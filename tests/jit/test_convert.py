@@ -206,3 +206,55 @@ def test_builtin_print_of_tensors_prints_at_every_call_in_pynative_format(capsys
     jf(x)
     assert capsys.readouterr().out == want * 2
     assert ms.jit_report(jf).compiled == 1
+
+
+def gated(x, w):
+    h = x * w
+    if h.sum() > 0:
+        y = ops.tanh(h) * w
+    else:
+        y = h * h
+    return y.sum()
+
+
+def test_gradients_through_a_tensor_if_inside_jit_match_pynative():
+    g = ops.grad(gated, (0, 1))
+    jg = ms.jit(g)
+    w = _v(0.5, 1.5)
+    for x in (_v(1.0, 2.0), _v(-3.0, 1.0)):
+        want = g(x, w)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = jg(x, w)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6)
+    report = ms.jit_report(jg)
+    assert report.compiled == 1 and not report.fallbacks
+
+
+def test_a_train_step_whose_network_branches_on_a_tensor_compiles():
+    class Gate(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(3, 2)
+
+        def construct(self, x):
+            h = self.fc(x)
+            if h.mean() > 0:
+                h = ops.relu(h)
+            else:
+                h = h * 0.1
+            return h
+    x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 2), np.float32))
+    losses = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        ms.set_seed(0)
+        net = Gate()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                   nn.SGD(net.trainable_params(), 0.5))
+        losses.append([float(step(x * s, y).asnumpy()) for s in (1.0, -1.0, 1.0)])
+        if mode == ms.GRAPH_MODE:
+            report = ms.jit_report(step)
+            assert report.compiled == 1 and not report.fallbacks
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6)
