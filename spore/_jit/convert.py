@@ -153,6 +153,11 @@ def _returns(stmts):
     return False
 
 
+def _thunk(expr):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                         kw_defaults=[], kwarg=None, defaults=[]), body=expr)
+
+
 def _params(names):
     return ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None,
                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
@@ -186,6 +191,59 @@ class _IfRewriter(ast.NodeTransformer):
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            self.converted += 1
+            return ast.copy_location(ast.Call(func=ast.Name(id=f"{_PREFIX}not", ctx=ast.Load()),
+                                              args=[node.operand], keywords=[]), node)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        helper = f"{_PREFIX}and" if isinstance(node.op, ast.And) else f"{_PREFIX}or"
+        expr = node.values[-1]
+        for left in reversed(node.values[:-1]):
+            expr = ast.Call(func=ast.Name(id=helper, ctx=ast.Load()),
+                            args=[left, _thunk(expr)], keywords=[])
+        self.converted += 1
+        return ast.copy_location(expr, node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        self.converted += 1
+        return ast.copy_location(ast.Call(func=ast.Name(id=f"{_PREFIX}ifexp", ctx=ast.Load()),
+                                          args=[node.test, _thunk(node.body),
+                                                _thunk(node.orelse)], keywords=[]), node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if (node.orelse or _loop_exits(node.body) or not isinstance(node.target, ast.Name)
+                or not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                        and it.func.id == "range" and not it.keywords
+                        and 1 <= len(it.args) <= 3)):
+            return node
+        stores = _Stores()
+        for s in node.body:
+            stores.visit(s)
+        if stores.blocked:
+            return node
+        self.count += 1
+        self.converted += 1
+        k = self.count
+        names = [n for n in stores.names if n != node.target.id]
+        where = f"at {self.filename}:{node.lineno + self.first_line - 1} "
+        b_name = f"{_PREFIX}for_{k}"
+        body_def = ast.FunctionDef(name=b_name, args=_params([node.target.id] + names),
+                                   body=list(node.body) + [_return_names(names)],
+                                   decorator_list=[], returns=None)
+        call = ast.Call(func=ast.Name(id=f"{_PREFIX}for_range", ctx=ast.Load()),
+                        args=[ast.Name(id=b_name, ctx=ast.Load()), ast.Constant(tuple(names)),
+                              ast.Constant(where), ast.Tuple(elts=list(it.args), ctx=ast.Load())]
+                        + _current_values(names), keywords=[])
+        return self._emit(node, [body_def], names, call)
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -367,6 +425,82 @@ def run_print(*args, sep=" ", end="\n", file=None, flush=False):
     return None
 
 
+def _traced_tensor(x):
+    return isinstance(x, P._Tensor) and P.active_capture() is not None
+
+
+def run_not(x):
+    """``not x``: a logical-not tensor for a traced tensor, Python's ``not`` otherwise."""
+    if _traced_tensor(x):
+        from .. import ops
+        return ops.logical_not(ops.cast(x, _bool()))
+    return not x
+
+
+def run_and(x, rest):
+    """``x and rest()``: elementwise logical and for a traced tensor (both sides are
+    evaluated), Python's short-circuit otherwise."""
+    if _traced_tensor(x):
+        from .. import ops
+        y = rest()
+        return ops.logical_and(ops.cast(x, _bool()), ops.cast(y, _bool())
+                               if isinstance(y, P._Tensor) else bool(y))
+    return x and rest()
+
+
+def run_or(x, rest):
+    """``x or rest()``: elementwise logical or for a traced tensor, Python's otherwise."""
+    if _traced_tensor(x):
+        from .. import ops
+        y = rest()
+        return ops.logical_or(ops.cast(x, _bool()), ops.cast(y, _bool())
+                              if isinstance(y, P._Tensor) else bool(y))
+    return x or rest()
+
+
+def run_ifexp(test, body, orelse):
+    """``body() if test else orelse()``: a tensor conditional for a traced tensor."""
+    if _traced_tensor(test):
+        return P.active_capture().cond(test, body, orelse, ())
+    return body() if test else orelse()
+
+
+def _bool():
+    from .. import _dtype
+    return _dtype.bool_
+
+
+def run_for_range(body_fn, names, where, bounds, *values):
+    """``for i in range(...)``: Python's loop over Python ints; a ``While`` when a bound
+    is a traced tensor (``i`` is then a tensor in the body)."""
+    if not any(_traced_tensor(b) for b in bounds):
+        for i in range(*bounds):
+            values = body_fn(i, *values)
+        return values
+    from .. import ops
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+        (bounds[0], bounds[1], 1) if len(bounds) == 2 else bounds
+    if isinstance(step, P._Tensor):
+        raise P.active_capture().unsupported(f"a tensor step in range() {where}")
+    i0 = start if isinstance(start, P._Tensor) else P._Tensor(start, _int32())
+    if isinstance(stop, P._Tensor) and stop.dtype != i0.dtype:
+        i0 = ops.cast(i0, stop.dtype)
+
+    def test(i, *vals):
+        return i < stop if step > 0 else i > stop
+
+    def body(i, *vals):
+        return (i + step,) + tuple(body_fn(i, *vals))
+    out = P.active_capture().while_loop(test, body, (i0,) + tuple(values),
+                                        ("<range index>",) + tuple(names), where)
+    return out[1:]
+
+
+def _int32():
+    from .. import _dtype
+    return _dtype.int32
+
+
 def _value(scope, name):
     return scope.get(name, Undefined(name))
 
@@ -416,7 +550,8 @@ def _convert_code(fn):
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False                  # a lambda or something else: traced as it is
-    if not any(isinstance(n, (ast.If, ast.While)) or (
+    if not any(isinstance(n, (ast.If, ast.While, ast.For, ast.BoolOp, ast.IfExp)) or (
+            isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)) or (
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print")
             for n in ast.walk(fdef)):
         return False
@@ -430,7 +565,9 @@ def _convert_code(fn):
     code = fn.__code__
     helpers = {f"{_PREFIX}if": run_if, f"{_PREFIX}while": run_while,
                f"{_PREFIX}value": _value, f"{_PREFIX}print": run_print,
-               f"{_PREFIX}fstring": fstring}
+               f"{_PREFIX}fstring": fstring, f"{_PREFIX}not": run_not,
+               f"{_PREFIX}and": run_and, f"{_PREFIX}or": run_or, f"{_PREFIX}ifexp": run_ifexp,
+               f"{_PREFIX}for_range": run_for_range}
     params = list(code.co_freevars) + list(helpers)
     factory = ast.FunctionDef(
         name=f"{_PREFIX}factory",

@@ -258,3 +258,32 @@ def test_a_train_step_whose_network_branches_on_a_tensor_compiles():
             report = ms.jit_report(step)
             assert report.compiled == 1 and not report.fallbacks
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6)
+
+
+def mixed(x, n):
+    a = x * 2 if x.sum() > 0 else x * 3
+    if x.sum() > 0 and not (x.mean() > 5) or x.max() > 100:
+        a = a + 1
+    for i in range(n):
+        a = a + i
+    return a
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_boolean_operators_conditional_expressions_and_tensor_range(sign):
+    x, n = _v(sign * 1.0, sign * 2.0), Tensor(4, ms.int32)
+    f = ms.jit(mixed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = f(x, n)
+    np.testing.assert_array_equal(got.asnumpy(), mixed(x, n).asnumpy())
+    names = [nd.prim.name for nd in ms.jit_report(f).graphs[0].nodes]
+    assert "While" in names and "Cond" in names
+
+
+def test_python_boolean_operators_keep_python_results():
+    @ms.jit
+    def f(x, a, b):
+        return x * (1.0 if (a and not b) else 2.0), (a or b)
+    out, flag = f(_v(1.0), True, False)
+    assert out.asnumpy().tolist() == [1.0] and flag is True
