@@ -20,7 +20,8 @@ from .engine.ops_flow import (ConcatDataset as ConcatDataset, RepeatDataset as R
 from .engine.ops_rowwise import (FilterDataset as FilterDataset, MapDataset as MapDataset,
                                  ProjectDataset as ProjectDataset,
                                  RenameDataset as RenameDataset)
-from .engine.readers import (Cifar10Dataset as Cifar10Dataset,
+from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset as Cifar100Dataset,
+                             FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
                              MnistDataset as MnistDataset)
 from .engine.samplers import (DistributedSampler as DistributedSampler,
