@@ -24,7 +24,7 @@ from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset a
                              FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
                              MnistDataset as MnistDataset)
-from .engine.samplers import (DistributedSampler as DistributedSampler,
+from .engine.samplers import (DistributedSampler as DistributedSampler, PKSampler as PKSampler,
                               RandomSampler as RandomSampler, Sampler as Sampler,
                               SequentialSampler as SequentialSampler, Shuffle as Shuffle,
                               SubsetRandomSampler as SubsetRandomSampler,

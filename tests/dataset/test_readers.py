@@ -255,3 +255,35 @@ def test_missing_pillow_gives_a_clear_import_error(image_dir, monkeypatch):
     with pytest.raises(ImportError, match="Pillow"):
         vision.Decode()(np.zeros(4, np.uint8))
     assert ds.ImageFolderDataset(path).get_dataset_size() == 4  # raw bytes need no Pillow
+
+
+def test_pk_sampler_draws_num_val_rows_of_every_class(tmp_path):
+    # MindSpore 2.10 (probed): classes in label order (shuffle=False), num_val rows per class
+    # drawn at random with replacement (a class of 3 rows gives 4), size num_val * classes
+    labels = np.array([2, 0, 1, 2, 0, 2, 2, 1, 0, 2])
+    images = np.zeros((10, 28, 28), np.uint8)
+    images[:, 0, 0] = np.arange(10)
+    _write_idx(tmp_path / "train-images-idx3-ubyte", 2051, images)
+    _write_idx(tmp_path / "train-labels-idx1-ubyte", 2049, labels)
+    ds.config.set_seed(0)
+    d = ds.MnistDataset(tmp_path, sampler=ds.PKSampler(4))
+    got = [(int(image[0, 0, 0]), int(label)) for image, label in
+           d.create_tuple_iterator(output_numpy=True)]
+    assert d.get_dataset_size() == 12 and [lab for _, lab in got] == [0] * 4 + [1] * 4 + [2] * 4
+    assert all(labels[index] == lab for index, lab in got)
+    assert len(rows(ds.MnistDataset(tmp_path, sampler=ds.PKSampler(2, num_samples=3)))) == 3
+    shuffled = [lab for _, lab in rows(ds.MnistDataset(tmp_path,
+                                                       sampler=ds.PKSampler(1, shuffle=True)))]
+    assert sorted(shuffled) == [0, 1, 2]
+    with pytest.raises(NotImplementedError, match="num_class"):
+        ds.PKSampler(2, num_class=3)
+    with pytest.raises(ValueError, match="GeneratorDataset doesn't support PKSampler"):
+        ds.GeneratorDataset([(1, 0)], ["x", "label"], sampler=ds.PKSampler(1))
+    with pytest.raises(TypeError, match="num_val"):
+        ds.PKSampler(1.5)
+
+
+def test_pk_sampler_on_an_image_folder(image_dir):
+    path, _ = image_dir
+    d = ds.ImageFolderDataset(path, sampler=ds.PKSampler(3))
+    assert [int(r[1]) for r in rows(d)] == [0, 0, 0, 1, 1, 1]

@@ -47,10 +47,17 @@ class _ArraySource(MappableDataset):
     def _columns(self):
         return ["image", "label"]
 
-    def _reader(self):
+    def _arrays(self):
         if "arrays" not in self._cache:
             self._cache["arrays"] = self._load()
-        return _ArrayRows(*self._cache["arrays"], self._layout)
+        return self._cache["arrays"]
+
+    def _reader(self):
+        return _ArrayRows(*self._arrays(), self._layout)
+
+    def _class_labels(self):
+        labels = self._arrays()[1]
+        return labels if labels.ndim == 1 else labels[:, -1]  # CIFAR-100: the fine label
 
 
 # ----------------------------------------------------------------------------- MNIST
@@ -208,9 +215,7 @@ class _CifarSource(_ArraySource):
         return list(self.columns)
 
     def _reader(self):
-        if "arrays" not in self._cache:
-            self._cache["arrays"] = self._load()
-        return _CifarRows(*self._cache["arrays"], self._layout)
+        return _CifarRows(*self._arrays(), self._layout)
 
     @staticmethod
     def _layout(record):
@@ -307,6 +312,9 @@ class ImageFolderDataset(MappableDataset):
 
     def _reader(self):
         return _FileRows(self._files, self._labels, self.decode)
+
+    def _class_labels(self):
+        return np.asarray(self._labels, np.int64)
 
 
 def _class_indexing(dataset_dir, class_indexing):
