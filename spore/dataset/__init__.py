@@ -9,6 +9,7 @@
 See ``README.md`` in this folder for how the engine works.
 """
 from . import config as config
+from . import text as text
 from . import transforms as transforms
 from . import vision as vision
 from .engine.dataset import Dataset as Dataset, zip as zip  # noqa: A004
