@@ -318,8 +318,8 @@ class ImageFolderDataset(MappableDataset):
 
 
 def _class_indexing(dataset_dir, class_indexing):
-    folders = sorted(e.name for e in os.scandir(dataset_dir)
-                     if e.is_dir() and not e.name.startswith("."))
+    # every sub-folder is a class, hidden ones too (MindSpore's rule)
+    folders = sorted(e.name for e in os.scandir(dataset_dir) if e.is_dir())
     if class_indexing is None:
         return {name: i for i, name in enumerate(folders)}
     if not isinstance(class_indexing, dict) or \
@@ -334,15 +334,26 @@ def _class_indexing(dataset_dir, class_indexing):
 
 
 def _list_images(dataset_dir, class_indexing, extensions):
-    suffixes = None if extensions is None else tuple(e.lower() for e in extensions)
+    """Every file of the class folders, in name order (hidden files too), kept when it ends
+    with one of ``extensions`` (case-sensitive), as MindSpore lists them."""
+    if extensions is not None and (not isinstance(extensions, (list, tuple)) or
+                                   not all(isinstance(e, str) for e in extensions)):
+        raise TypeError(f"For 'ImageFolderDataset', 'extensions' must be a list of str, but "
+                        f"got {extensions!r}.")
+    suffixes = None if extensions is None else tuple(extensions)
     files, labels = [], []
     for name in sorted(class_indexing):
         folder = os.path.join(dataset_dir, name)
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if not entry.is_file() or entry.name.startswith("."):
+            if not entry.is_file():
                 continue
-            if suffixes is not None and not entry.name.lower().endswith(suffixes):
+            if suffixes is not None and not entry.name.endswith(suffixes):
                 continue
             files.append(entry.path)
             labels.append(class_indexing[name])
+    if not files:
+        raise RuntimeError(f"Invalid data, ImageFolderDataset API can't read the data file "
+                           f"(interface mismatch or no data found): no files"
+                           f"{'' if suffixes is None else ' ending with ' + str(list(suffixes))}"
+                           f" in the class folders of {dataset_dir}.")
     return files, labels
