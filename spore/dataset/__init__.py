@@ -25,6 +25,7 @@ from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset a
                              FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
                              MnistDataset as MnistDataset)
+from .engine.readers_mindrecord import MindDataset as MindDataset
 from .engine.readers_text import CSVDataset as CSVDataset, TextFileDataset as TextFileDataset
 from .engine.samplers import (DistributedSampler as DistributedSampler, PKSampler as PKSampler,
                               RandomSampler as RandomSampler, Sampler as Sampler,
