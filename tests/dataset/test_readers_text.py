@@ -65,8 +65,13 @@ def test_text_file_shards(text_files):
 def test_text_file_shuffle_levels_keep_every_row(text_files):
     files = [str(text_files / "t1.txt"), str(text_files / "t2.txt")]
     everything = sorted(_texts(ds.TextFileDataset(files, shuffle=False)))
-    for level in (True, ds.Shuffle.GLOBAL, ds.Shuffle.FILES, ds.Shuffle.INFILE):
+    for level in (True, ds.Shuffle.GLOBAL, ds.Shuffle.FILES, ds.Shuffle.INFILE,
+                  ds.Shuffle.ADAPTIVE, ds.Shuffle.PARTIAL):
         assert sorted(_texts(ds.TextFileDataset(files, shuffle=level))) == everything
+    in_order = ds.TextFileDataset(files, shuffle=ds.Shuffle.FALSE, num_parallel_workers=1)
+    assert _texts(in_order) == ["line one", "line three", "last", "second file", "row2"]
+    table = ds.NumpySlicesDataset(np.arange(5), shuffle=ds.Shuffle.FALSE)
+    assert [r[0] for r in rows(table)] == [0, 1, 2, 3, 4]
     with pytest.raises(ValueError, match="does not exist"):
         ds.TextFileDataset(str(text_files / "missing.txt"))
 

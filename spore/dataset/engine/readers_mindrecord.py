@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...mindrecord import _format, resolve_files
-from .samplers import Shuffle
 from .sources import MappableDataset
 
 
@@ -38,8 +37,6 @@ class MindDataset(MappableDataset):
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None,
                  shuffle=None, num_shards=None, shard_id=None, sampler=None,
                  padded_sample=None, num_padded=None, num_samples=None, cache=None):
-        if isinstance(shuffle, Shuffle):
-            shuffle = True
         super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
         self.dataset_files = resolve_files(dataset_files, "MindDataset")

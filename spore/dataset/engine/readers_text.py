@@ -49,8 +49,10 @@ def _find_files(name, dataset_files):
 def _shuffle_mode(name, shuffle):
     if shuffle is None or shuffle is True:
         return Shuffle.GLOBAL
-    if shuffle is False:
+    if shuffle is False or shuffle is Shuffle.FALSE:
         return None
+    if shuffle in (Shuffle.ADAPTIVE, Shuffle.PARTIAL):
+        return Shuffle.GLOBAL  # whole-pass shuffles: MindSpore's rules, not its buffer sizes
     if isinstance(shuffle, Shuffle):
         return shuffle
     raise TypeError(f"For '{name}', 'shuffle' must be a bool or a Shuffle level, but got "

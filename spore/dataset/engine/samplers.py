@@ -15,10 +15,14 @@ import numpy as np
 
 
 class Shuffle(str, enum.Enum):
-    """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)``; Spore's
-    samplers shuffle all rows at every level."""
+    """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)`` and as a
+    source's ``shuffle``: ``FALSE`` reads in order; Spore's samplers shuffle all rows at
+    every other level (the file readers also honour ``FILES`` and ``INFILE``)."""
 
+    FALSE = "false"
+    ADAPTIVE = "adaptive"
     GLOBAL = "global"
+    PARTIAL = "partial"
     FILES = "files"
     INFILE = "infile"
 
@@ -237,8 +241,11 @@ def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id):
         return user_sampler(sampler)
     if (num_shards is None) != (shard_id is None):
         raise RuntimeError("'num_shards' and 'shard_id' must be given together.")
+    if isinstance(shuffle, Shuffle):
+        shuffle = shuffle is not Shuffle.FALSE
     if shuffle is not None and not isinstance(shuffle, bool):
-        raise TypeError(f"'shuffle' must be bool, but got {type(shuffle).__name__}.")
+        raise TypeError(f"'shuffle' must be bool or a Shuffle level, but got "
+                        f"{type(shuffle).__name__}.")
     shuffle = True if shuffle is None else shuffle
     if num_shards is not None:
         return DistributedSampler(num_shards, shard_id, shuffle, num_samples)
