@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sqlite3
 import struct
 
 import numpy as np
@@ -277,6 +276,8 @@ def write_shard(path, shard_id, addresses, schema, desc, index_fields, rows, hea
 
 def _write_index(db_path, schema, index_fields, blob_places, raw_places, n_blob_pages, rows,
                  shard_name):
+    import sqlite3  # only MindRecord writers and readers need it; `import spore` stays quick
+
     if os.path.exists(db_path):
         os.remove(db_path)
     columns = "".join(f",INC_{k} INT, {f}_0 {_sql_type(schema[f]['type'])}"
@@ -332,6 +333,8 @@ def read_rows(path):
     schema = header["schema"][0]["schema"]
     names = header["schema"][0]["blob_fields"]
     page_size, header_size = header["page_size"], header["header_size"]
+    import sqlite3
+
     db_path = path + ".db"
     if not os.path.isfile(db_path):
         raise RuntimeError(f"Invalid MindRecord file {path}: its index {db_path} is missing.")
