@@ -128,3 +128,20 @@ def test_csv_files_interleave_and_shard(csv_dir):
     label, value, _ = next(typed.create_tuple_iterator())
     assert label.dtype == ms.int32 and value.dtype.kind == "U"
     assert typed.get_dataset_size() == 2
+
+
+def test_more_files_than_readers(tmp_path):
+    # MindSpore 2.10 (probed): file k goes to reader k % num_parallel_workers; each reader
+    # reads its files in turn and the readers' rows alternate
+    for name, n in (("a", 3), ("b", 2), ("c", 4), ("d", 1)):
+        (tmp_path / f"{name}.txt").write_text("".join(f"{name}{i}\n" for i in range(1, n + 1)))
+    files = [str(tmp_path / f"{name}.txt") for name in "abcd"]
+
+    def read(workers, **shard):
+        return _texts(ds.TextFileDataset(files, shuffle=False, num_parallel_workers=workers,
+                                         **shard))
+
+    assert read(2) == ["a1", "b1", "a2", "b2", "a3", "d1", "c1", "c2", "c3", "c4"]
+    assert read(1) == ["a1", "a2", "a3", "b1", "b2", "c1", "c2", "c3", "c4", "d1"]
+    assert [read(2, num_shards=3, shard_id=k) for k in range(3)] == \
+        [["a1", "b1", "a2", "a3"], ["b2", "c1", "c2", "c3"], ["c4", "d1", "a1", "a2"]]
