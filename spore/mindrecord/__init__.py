@@ -71,6 +71,23 @@ class FileWriter:
         self._header_size, self._page_size = 1 << 24, 1 << 25
         self._committed = False
 
+    @classmethod
+    def open_for_append(cls, file_name):
+        """A writer that adds rows to an existing MindRecord file set (``file_name`` is any of
+        its shards): ``write_raw_data`` then ``commit`` rewrite the set with the old rows
+        first, keeping its schema, index fields and sizes."""
+        paths = resolve_files(file_name, "open_for_append")
+        header = _format.read_header(paths[0])
+        writer = cls.__new__(cls)
+        writer._paths = [os.path.abspath(p) for p in paths]
+        entry = header["schema"][0]
+        writer._schema, writer._desc = _format.check_schema(entry["schema"]), entry["desc"]
+        writer._index = [f["index_field"] for f in header["index_fields"]]
+        writer._header_size, writer._page_size = header["header_size"], header["page_size"]
+        writer._shards = [_format.read_rows(p)[1] for p in paths]
+        writer._committed = False
+        return writer
+
     def add_schema(self, content, desc=None):
         """Set the schema (field -> {"type", optional "shape"}); returns the schema id 0."""
         if self._schema is not None:

@@ -185,3 +185,16 @@ def test_mindspore_mindrecord_resolves_through_the_alias():
         assert importlib.import_module("mindspore.dataset").MindDataset is ds.MindDataset
     finally:
         _alias.uninstall()
+
+
+def test_open_for_append_keeps_the_old_rows(tmp_path):
+    _write_images(tmp_path / "images.mindrecord")
+    w = FileWriter.open_for_append(str(tmp_path / "images.mindrecord1"))
+    w.write_raw_data([{"image": b"new", "label": 9, "file_name": "new0.jpg"},
+                      {"image": b"new", "label": 9, "file_name": "new1.jpg"}])
+    w.commit()
+    names = [r["file_name"] for r in FileReader(str(tmp_path / "images.mindrecord0")).get_next()]
+    assert names == ["img0.jpg", "img1.jpg", "img4.jpg", "new0.jpg",
+                     "img2.jpg", "img3.jpg", "img5.jpg", "new1.jpg"]
+    header = ds.MindDataset(str(tmp_path / "images.mindrecord0")).get_dataset_size()
+    assert header == 8
