@@ -9,6 +9,7 @@
 See ``README.md`` in this folder for how the engine works.
 """
 from . import config as config
+from . import text as text
 from . import transforms as transforms
 from . import vision as vision
 from .engine.dataset import Dataset as Dataset, zip as zip  # noqa: A004
@@ -20,10 +21,13 @@ from .engine.ops_flow import (ConcatDataset as ConcatDataset, RepeatDataset as R
 from .engine.ops_rowwise import (FilterDataset as FilterDataset, MapDataset as MapDataset,
                                  ProjectDataset as ProjectDataset,
                                  RenameDataset as RenameDataset)
-from .engine.readers import (Cifar10Dataset as Cifar10Dataset,
+from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset as Cifar100Dataset,
+                             FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
                              MnistDataset as MnistDataset)
-from .engine.samplers import (DistributedSampler as DistributedSampler,
+from .engine.readers_mindrecord import MindDataset as MindDataset
+from .engine.readers_text import CSVDataset as CSVDataset, TextFileDataset as TextFileDataset
+from .engine.samplers import (DistributedSampler as DistributedSampler, PKSampler as PKSampler,
                               RandomSampler as RandomSampler, Sampler as Sampler,
                               SequentialSampler as SequentialSampler, Shuffle as Shuffle,
                               SubsetRandomSampler as SubsetRandomSampler,

@@ -9,6 +9,6 @@ Every program is ``program(ms, seed) -> {name: numpy array}``. Weights and input
 generators differ). Parameters are set in sorted-name order, so both frameworks receive the
 same values as long as their parameter names agree (the names are returned too).
 """
-from . import (prog_cell, prog_dataset, prog_experimental, prog_layers,  # noqa: F401
-               prog_losses, prog_math, prog_ops, prog_training)
+from . import (prog_cell, prog_data_sources, prog_dataset, prog_experimental,  # noqa: F401
+               prog_layers, prog_losses, prog_math, prog_ops, prog_training)
 from ._helpers import PROGRAMS  # noqa: F401  (filled by the imports above)

@@ -67,6 +67,11 @@ def test_map_errors_name_the_operation_and_row():
         rows(table(3).map(lambda a: (a, a), "a"))
 
 
+class _NoLen:
+    def __getitem__(self, i):
+        return i
+
+
 def test_constructor_errors():
     with pytest.raises(ValueError, match="Neither columns_names nor schema"):
         ds.GeneratorDataset(lambda: iter([]))
@@ -76,8 +81,17 @@ def test_constructor_errors():
         ds.GeneratorDataset(lambda: iter([]), "x", sampler=ds.SequentialSampler())
     with pytest.raises(ValueError, match="num_shards is not supported"):
         ds.GeneratorDataset(lambda: iter([]), "x", num_shards=2, shard_id=0)
-    with pytest.raises(ValueError, match="Conflicting arguments"):
+    # MindSpore 2.10's messages (probed)
+    with pytest.raises(RuntimeError, match="sampler and num_samples cannot be specified"):
         table(shuffle=None, sampler=ds.SequentialSampler(), num_samples=2)
+    with pytest.raises(RuntimeError, match="sampler and shuffle cannot be specified"):
+        table(shuffle=False, sampler=[0, 1])
+    with pytest.raises(RuntimeError, match="sampler and sharding cannot be specified"):
+        table(shuffle=None, sampler=[0, 1], num_shards=2, shard_id=0)
+    with pytest.raises(TypeError, match="Unsupported sampler object"):
+        table(shuffle=None, sampler=2.5)
+    with pytest.raises(RuntimeError, match="'__len__' method is required"):
+        ds.GeneratorDataset(_NoLen(), "x")
     with pytest.raises(ValueError, match="shard_id"):
         table(shuffle=None, num_shards=2, shard_id=2)
     with pytest.raises(ValueError, match="Num of input column names is 2"):

@@ -39,6 +39,52 @@ def test_generator_function_is_called_each_pass_in_order():
     assert d.get_col_names() == ["data", "label"]
 
 
+class _IteratorClass:
+    """MindSpore's "iterable dataset" form: __iter__ restarts, __next__ gives rows."""
+
+    def __init__(self, n=3):
+        self.n, self.i, self.restarts = n, 0, 0
+
+    def __iter__(self):
+        self.i, self.restarts = 0, self.restarts + 1
+        return self
+
+    def __next__(self):
+        if self.i >= self.n:
+            raise StopIteration
+        self.i += 1
+        return (np.array(self.i),)
+
+    def __len__(self):
+        return self.n
+
+
+def test_iterator_class_source_is_restarted_with_iter_each_pass():
+    # MindSpore 2.10 (probed): iter(source) first, then next(); every epoch gives [1, 2, 3]
+    source = _IteratorClass()
+    d = ds.GeneratorDataset(source, ["x"])
+    it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    assert [[int(x) for (x,) in it] for _ in range(2)] == [[1, 2, 3], [1, 2, 3]]
+    assert source.restarts == 2 and d.get_dataset_size() == 3
+    half = ds.GeneratorDataset(_IteratorClass(4), ["x"], num_samples=2)
+    assert column(half) == [1, 2] and half.get_dataset_size() == 2
+
+
+def test_builtin_iterator_is_iterated_once_as_in_mindspore():
+    # MindSpore 2.10 (probed): iter() of a list iterator returns it, exhausted after a pass
+    d = ds.GeneratorDataset(iter([np.array(1), np.array(2)]), ["x"])
+    assert len(rows(d)) == 2 and len(rows(d)) == 0
+
+
+def test_random_access_source_reads_by_index_everywhere():
+    d = ds.GeneratorDataset(_RandomAccess(), ["i", "h"], sampler=[4, 0, 2])
+    assert column(d, 1) == [2.0, 0.0, 1.0]
+    d = ds.GeneratorDataset(_RandomAccess(), ["i", "h"], shuffle=False, num_shards=3, shard_id=2)
+    assert column(d, 1) == [1.0, 2.5]
+    d = ds.GeneratorDataset(np.arange(12).reshape(4, 3), ["row"], shuffle=False)
+    assert rows(d)[1] == [[3, 4, 5]]
+
+
 def test_generator_object_is_replayed_on_later_passes():
     d = ds.GeneratorDataset(_gen(), ["data", "label"])
     assert column(d, 1) == [0, 1, 2, 3, 4]
@@ -140,11 +186,45 @@ def test_samplers():
     assert _sampled(ds.SubsetSampler([5, 1, 7])) == [5, 1, 7]
     assert _sampled([3, 2]) == [3, 2]
     assert sorted(_sampled(ds.SubsetRandomSampler([5, 1, 7]))) == [1, 5, 7]
+    # MindSpore 2.10 (probed): num_samples beyond the rows is cut to the rows, with
+    # replacement too
     drawn = _sampled(ds.RandomSampler(replacement=True, num_samples=30))
-    assert len(drawn) == 30 and set(drawn) <= set(range(10))
+    assert len(drawn) == 10 and set(drawn) <= set(range(10))
     assert _sampled(ds.DistributedSampler(3, 1, shuffle=False)) == [1, 4, 7, 0]
     weighted = _sampled(ds.WeightedRandomSampler([0, 1, 0, 1], 20), n=4)
     assert set(weighted) <= {1, 3} and len(weighted) == 20
+
+
+def test_user_sampler_objects():
+    # MindSpore 2.10 (probed): an int is a one-index subset; any object iter() accepts
+    # (__iter__, or __getitem__ + __len__) yields the indices
+    class Indices:
+        def __iter__(self):
+            return iter([9, 8, 7])
+
+    class Indexed:
+        def __getitem__(self, i):
+            return [2, 4, 6][i]
+
+        def __len__(self):
+            return 3
+
+    assert _sampled(5) == [5]
+    assert _sampled((1, 3)) == [1, 3] and _sampled(np.array([6, 0])) == [6, 0]
+    assert _sampled(Indices()) == [9, 8, 7] and _sampled(Indexed()) == [2, 4, 6]
+    assert table(10, shuffle=None, sampler=Indices()).get_dataset_size() == 3
+    with pytest.raises(RuntimeError, match="out of range"):
+        _sampled(Indices(), n=5)
+
+
+def test_num_samples_with_the_default_shuffle_draws_with_replacement():
+    # MindSpore 2.10 (probed): shuffle + num_samples selects RandomSampler(replacement=True),
+    # so rows may repeat; the size is min(num_samples, rows)
+    ds.config.set_seed(0)
+    drawn = [column(ds.NumpySlicesDataset(np.arange(10), num_samples=10)) for _ in range(5)]
+    assert all(len(d) == 10 and set(d) <= set(range(10)) for d in drawn)
+    assert any(len(set(d)) < 10 for d in drawn)
+    assert ds.NumpySlicesDataset(np.arange(10), num_samples=20).get_dataset_size() == 10
 
 
 def test_user_sampler_subclass():

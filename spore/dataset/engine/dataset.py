@@ -14,6 +14,7 @@ from .checks import check_count, check_int, check_workers, column_list
 from .execution import Execution, Pass
 from .iterators import DictIterator, TupleIterator
 from .randomness import stream_id
+from .rows import value_dtype, value_shape
 
 
 class Dataset:
@@ -83,12 +84,12 @@ class Dataset:
     def output_shapes(self, estimate=False):
         """Shapes of the first row's columns, as lists."""
         row = self._first_row()
-        return [] if row is None else [list(a.shape) for a in row]
+        return [] if row is None else [value_shape(a) for a in row]
 
     def output_types(self):
         """NumPy dtypes of the first row's columns."""
         row = self._first_row()
-        return [] if row is None else [a.dtype for a in row]
+        return [] if row is None else [value_dtype(a) for a in row]
 
     def get_batch_size(self):
         node = self._find(lambda d: hasattr(d, "batch_size"))

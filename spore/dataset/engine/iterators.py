@@ -12,6 +12,7 @@ from ..._core.primitive import wrap
 from ..._tensor import Tensor
 from .checks import check_int
 from .execution import Execution, Pass
+from .rows import to_output
 
 
 class _Iterator:
@@ -64,6 +65,8 @@ class _Iterator:
             self._execution.close()
 
     def _convert(self, arr):
+        if isinstance(arr, dict):
+            return to_output(arr, self._output_numpy, self._do_copy)
         if self._output_numpy or arr.dtype.kind in "USO":
             return arr  # strings and bytes stay NumPy arrays, as in MindSpore
         if self._do_copy or not (arr.flags.owndata and arr.flags.writeable):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .checks import INT32_MAX, check_columns_exist, check_int, column_list
 from .ops_rowwise import _output_layout, _RowWise
-from .rows import call_user, pipeline_error, to_array
+from .rows import call_user, pipeline_error, to_array, to_value
 from .workers import can_use_processes
 
 
@@ -51,10 +51,12 @@ class _BatchJob:
 
     def _stack(self, name, values, num):
         if not isinstance(values, (list, tuple)):
-            return to_array(values)  # per_batch_map already returned the batched column
+            return to_value(values)  # per_batch_map already returned the batched column
         if not values:
             raise pipeline_error(f"per_batch_map returned an empty list for column '{name}' "
                                  f"on batch {num}.")
+        if isinstance(values[0], dict):
+            return _batch_dicts(name, values, num)
         arrays = [to_array(v) for v in values]
         if name in self.pad_info:
             arrays = _pad_all(arrays, *self.pad_info[name])
@@ -68,6 +70,34 @@ class _BatchJob:
                     f"{num}): its first row has {got[0]} and row {k} has {got[1]}. Pad them "
                     "with padded_batch or make them equal with map first.")
         return np.stack(arrays)
+
+
+def _batch_dicts(name, dicts, num):
+    """A batch of dict values: one dict whose value per key is the array of the rows'
+    values for that key (MindSpore's rule; a dict nested in the values is batched the same
+    way)."""
+    first = dicts[0]
+    for k, d in enumerate(dicts):
+        if not isinstance(d, dict):
+            raise pipeline_error(f"Cannot batch column '{name}' (batch {num}): its first row "
+                                 f"holds a Python dictionary but row {k} holds "
+                                 f"{type(d).__name__}.")
+        for key in set(d) ^ set(first):
+            raise pipeline_error(f"Python dictionary keys do not match when creating a batch "
+                                 f"of column '{name}' (batch {num}): {key!r} was not found in "
+                                 "every row.")
+    out = {}
+    for key in first:
+        items = [d[key] for d in dicts]
+        if isinstance(items[0], dict):
+            out[key] = _batch_dicts(f"{name}[{key!r}]", items, num)
+            continue
+        try:
+            out[key] = to_array(items)
+        except (TypeError, ValueError) as exc:
+            raise pipeline_error(f"Failed to batch Python dictionary in column '{name}' "
+                                 f"(batch {num}), key {key!r}: {exc}") from None
+    return out
 
 
 def _pad_all(arrays, shape, value):

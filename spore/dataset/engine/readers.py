@@ -1,7 +1,8 @@
-"""Readers of standard file formats: MNIST (IDX), CIFAR-10 (binary batches) and image
-folders. Headers and sizes are checked when the dataset is built, so a missing,
-truncated or corrupt file is reported with its path before any iteration; the
-pixel data itself is read on first use."""
+"""Readers of standard file formats: MNIST and Fashion-MNIST (IDX), CIFAR-10 and CIFAR-100
+(binary records) and image folders. Files are found by MindSpore's naming rules; headers
+and sizes are checked when the dataset is built, so a missing, truncated or corrupt file
+is reported with its path before any iteration; the pixel data itself is read on first
+use."""
 from __future__ import annotations
 
 import os
@@ -46,63 +47,89 @@ class _ArraySource(MappableDataset):
     def _columns(self):
         return ["image", "label"]
 
-    def _reader(self):
+    def _arrays(self):
         if "arrays" not in self._cache:
             self._cache["arrays"] = self._load()
-        return _ArrayRows(*self._cache["arrays"], self._layout)
+        return self._cache["arrays"]
+
+    def _reader(self):
+        return _ArrayRows(*self._arrays(), self._layout)
+
+    def _class_labels(self):
+        labels = self._arrays()[1]
+        return labels if labels.ndim == 1 else labels[:, -1]  # CIFAR-100: the fine label
 
 
 # ----------------------------------------------------------------------------- MNIST
-_MNIST_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
-                "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
 _IDX_IMAGES, _IDX_LABELS = 2051, 2049
+# the part of the name that selects a file for each usage (MindSpore's rule)
+_MNIST_PARTS = {"train": "train", "test": "t10k"}
 
 
-def _idx_header(path, magic, ndims):
+def _idx_header(name, path, magic, ndims):
     """(count, dims) of an IDX file after checking its magic number and size."""
-    if not os.path.isfile(path):
-        raise RuntimeError(f"MnistDataset: the file {path} does not exist.")
     header_len = 4 * (1 + ndims)
     with open(path, "rb") as f:
         header = f.read(header_len)
     if len(header) < header_len:
-        raise RuntimeError(f"Invalid MNIST file {path}: the header is truncated.")
+        raise RuntimeError(f"Invalid {name} file {path}: the header is truncated.")
     fields = np.frombuffer(header, dtype=">u4")
     if int(fields[0]) != magic:
-        raise RuntimeError(f"Invalid MNIST file {path}: magic number {int(fields[0])}, "
+        raise RuntimeError(f"Invalid {name} file {path}: magic number {int(fields[0])}, "
                            f"expected {magic}.")
     count, dims = int(fields[1]), tuple(int(d) for d in fields[2:])
     expected = header_len + count * int(np.prod(dims, dtype=np.int64))
     actual = os.path.getsize(path)
     if actual != expected:
-        raise RuntimeError(f"Invalid MNIST file {path}: {actual} bytes, but its header "
+        raise RuntimeError(f"Invalid {name} file {path}: {actual} bytes, but its header "
                            f"({count} items of shape {dims}) needs {expected} (truncated or "
                            "corrupt).")
     return count, dims
 
 
+def _idx_pairs(name, dataset_dir, usage):
+    """(images, labels) paths as MindSpore pairs them: the files whose name holds
+    ``idx3-ubyte`` (images) or ``idx1-ubyte`` (labels), kept when the name holds the usage's
+    part (``train`` / ``t10k``; ``all`` keeps every one), sorted by name, the k-th images
+    file with the k-th labels file. So a folder with only the train files is read whole."""
+    names = sorted(n for n in os.listdir(dataset_dir)
+                   if os.path.isfile(os.path.join(dataset_dir, n)))
+    if usage != "all":
+        names = [n for n in names if _MNIST_PARTS[usage] in n]
+    images = [os.path.join(dataset_dir, n) for n in names if "idx3-ubyte" in n]
+    labels = [os.path.join(dataset_dir, n) for n in names if "idx1-ubyte" in n]
+    if not images:
+        raise RuntimeError(f"Invalid data, {name} API can't read the data file (interface "
+                           f"mismatch or no data found): no *idx3-ubyte file for usage "
+                           f"'{usage}' in directory {dataset_dir}.")
+    if len(images) != len(labels):
+        raise RuntimeError(f"Invalid data, {name}: the number of images files should be equal "
+                           f"to the number of labels files, but got num of images: "
+                           f"{len(images)}, num of labels: {len(labels)} in {dataset_dir}.")
+    return list(zip(images, labels))
+
+
 class MnistDataset(_ArraySource):
-    """MNIST from the four uncompressed IDX files in ``dataset_dir``.
+    """MNIST from its uncompressed IDX files in ``dataset_dir``.
 
     Columns ``image`` (uint8, (28, 28, 1)) and ``label`` (uint32). ``usage`` is
-    ``'train'``, ``'test'`` or ``'all'`` (None). Shuffled by default.
+    ``'train'`` (files named ``*train*``), ``'test'`` (``*t10k*``) or ``'all'`` (None: every
+    IDX file the folder holds, in name order, so t10k before train). Shuffled by default.
     """
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
+        name = type(self).__name__
         self.dataset_dir = _check_dir(dataset_dir)
-        self.usage = _check_usage("MnistDataset", usage, ("train", "test", "all"))
-        # MindSpore reads the files in name order: t10k (test) before train
-        parts = ("test", "train") if self.usage == "all" else (self.usage,)
+        self.usage = _check_usage(name, usage, ("train", "test", "all"))
         self._files = []
-        for part in parts:
-            images, labels = (os.path.join(self.dataset_dir, f) for f in _MNIST_FILES[part])
-            n_images, dims = _idx_header(images, _IDX_IMAGES, 3)
-            n_labels, _ = _idx_header(labels, _IDX_LABELS, 1)
+        for images, labels in _idx_pairs(name, self.dataset_dir, self.usage):
+            n_images, dims = _idx_header(name, images, _IDX_IMAGES, 3)
+            n_labels, _ = _idx_header(name, labels, _IDX_LABELS, 1)
             if n_images != n_labels:
-                raise RuntimeError(f"Invalid MNIST files: {images} has {n_images} images but "
+                raise RuntimeError(f"Invalid {name} files: {images} has {n_images} images but "
                                    f"{labels} has {n_labels} labels.")
             self._files.append((images, labels, n_images, dims))
         self._count = sum(f[2] for f in self._files)
@@ -122,60 +149,113 @@ class MnistDataset(_ArraySource):
         return image[..., None].copy()
 
 
-# -------------------------------------------------------------------------- CIFAR-10
-_CIFAR_RECORD = 1 + 32 * 32 * 3
+class FashionMnistDataset(MnistDataset):
+    """Fashion-MNIST: the same IDX files and rules as ``MnistDataset`` (10 clothing classes)."""
 
 
-def _cifar_files(dataset_dir, usage):
-    names = sorted(os.listdir(dataset_dir))
-    train = sorted((n for n in names if re.fullmatch(r"data_batch_\d+\.bin", n)),
-                   key=lambda n: int(re.findall(r"\d+", n)[0]))
-    test = [n for n in names if n == "test_batch.bin"]
-    chosen = {"train": train, "test": test, "all": train + test}[usage]
+# ------------------------------------------------------------------ CIFAR-10 / CIFAR-100
+def _cifar_files(name, dataset_dir, usage, parts, record):
+    """The binary files of ``usage`` (``parts``: usage -> file-name test), in name order as
+    MindSpore reads them, each checked to hold whole records."""
+    names = sorted(os.listdir(dataset_dir), key=_natural)
+    chosen = [n for n in names if any(parts[u](n) for u in
+                                      (parts if usage == "all" else (usage,)))]
     if not chosen:
-        raise RuntimeError(f"Cifar10Dataset: no CIFAR-10 binary files for usage '{usage}' in "
-                           f"{dataset_dir} (expected data_batch_*.bin / test_batch.bin).")
+        raise RuntimeError(f"Invalid data, {name} API can't read the data file (interface "
+                           f"mismatch or no data found): no binary files for usage '{usage}' "
+                           f"in {dataset_dir}.")
     paths = [os.path.join(dataset_dir, n) for n in chosen]
     for path in paths:
         size = os.path.getsize(path)
-        if size == 0 or size % _CIFAR_RECORD:
-            raise RuntimeError(f"Invalid cifar10 file {path}: {size} bytes is not a whole "
-                               f"number of {_CIFAR_RECORD}-byte records (truncated or corrupt).")
+        if size == 0 or size % record:
+            raise RuntimeError(f"Invalid {name[:-7].lower()} file {path}: {size} bytes is not a "
+                               f"whole number of {record}-byte records (truncated or corrupt).")
     return paths
 
 
-class Cifar10Dataset(_ArraySource):
-    """CIFAR-10 from its binary batches (``data_batch_*.bin``, ``test_batch.bin``).
+def _natural(name):
+    """Name order, with runs of digits compared as numbers (data_batch_2 before _10)."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
-    Columns ``image`` (uint8, (32, 32, 3) HWC) and ``label`` (uint32). Shuffled by default.
-    """
+
+class _CifarSource(_ArraySource):
+    """CIFAR binary records: ``labels`` label bytes, then a 3x32x32 CHW image."""
+
+    labels, classes, parts, columns = 1, (10,), {}, ()
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
+        name = type(self).__name__
         self.dataset_dir = _check_dir(dataset_dir)
-        self.usage = _check_usage("Cifar10Dataset", usage, ("train", "test", "all"))
-        self._paths = _cifar_files(self.dataset_dir, self.usage)
-        self._count = sum(os.path.getsize(p) // _CIFAR_RECORD for p in self._paths)
+        self.usage = _check_usage(name, usage, ("train", "test", "all"))
+        self._record = self.labels + 32 * 32 * 3
+        self._paths = _cifar_files(name, self.dataset_dir, self.usage, self.parts,
+                                   self._record)
+        self._count = sum(os.path.getsize(p) // self._record for p in self._paths)
 
     def _length(self):
         return self._count
 
     def _load(self):
-        records = np.concatenate([np.fromfile(p, np.uint8).reshape(-1, _CIFAR_RECORD)
+        records = np.concatenate([np.fromfile(p, np.uint8).reshape(-1, self._record)
                                   for p in self._paths])
-        labels = records[:, 0].astype(np.uint32)
-        if labels.size and labels.max() > 9:
-            bad = int(np.argmax(labels > 9))
-            raise pipeline_error(f"Invalid cifar10 data: record {bad} has label "
-                                 f"{int(labels[bad])} (labels are 0-9); the files in "
-                                 f"{self.dataset_dir} are corrupt or not CIFAR-10.")
-        return records[:, 1:], labels
+        labels = records[:, :self.labels].astype(np.uint32)
+        for k, limit in enumerate(self.classes):
+            bad = np.flatnonzero(labels[:, k] >= limit)
+            if bad.size:
+                raise pipeline_error(
+                    f"Invalid {type(self).__name__[:-7].lower()} data: record {int(bad[0])} "
+                    f"has label {int(labels[bad[0], k])} (labels are 0-{limit - 1}); the files "
+                    f"in {self.dataset_dir} are corrupt or not in this format.")
+        return records[:, self.labels:], labels
+
+    def _columns(self):
+        return list(self.columns)
+
+    def _reader(self):
+        return _CifarRows(*self._arrays(), self._layout)
 
     @staticmethod
     def _layout(record):
         return record.reshape(3, 32, 32).transpose(1, 2, 0).copy()
+
+
+class _CifarRows:
+    """Reads row ``i``: the HWC image and one uint32 scalar per label column."""
+
+    def __init__(self, images, labels, layout):
+        self.images, self.labels, self.layout = images, labels, layout
+
+    def __call__(self, index):
+        return (self.layout(self.images[index]),) + tuple(np.array(v) for v in
+                                                          self.labels[index])
+
+
+class Cifar10Dataset(_CifarSource):
+    """CIFAR-10 from its binary batches (``data_batch_*.bin`` train, ``test_batch.bin`` test;
+    ``usage`` None or ``'all'``: whichever of them the folder holds, train first).
+
+    Columns ``image`` (uint8, (32, 32, 3) HWC) and ``label`` (uint32). Shuffled by default.
+    """
+
+    parts = {"train": lambda n: re.fullmatch(r"data_batch_\d+\.bin", n) is not None,
+             "test": lambda n: n == "test_batch.bin"}
+    columns = ("image", "label")
+
+
+class Cifar100Dataset(_CifarSource):
+    """CIFAR-100 from its binary files (``train.bin``, ``test.bin``; ``usage`` None or
+    ``'all'``: whichever the folder holds, in name order, so test before train).
+
+    Columns ``image`` (uint8, (32, 32, 3) HWC), ``coarse_label`` (uint32, 0-19) and
+    ``fine_label`` (uint32, 0-99). Shuffled by default.
+    """
+
+    labels, classes = 2, (20, 100)
+    parts = {"train": lambda n: n == "train.bin", "test": lambda n: n == "test.bin"}
+    columns = ("image", "coarse_label", "fine_label")
 
 
 # ------------------------------------------------------------------------ ImageFolder
@@ -233,10 +313,13 @@ class ImageFolderDataset(MappableDataset):
     def _reader(self):
         return _FileRows(self._files, self._labels, self.decode)
 
+    def _class_labels(self):
+        return np.asarray(self._labels, np.int64)
+
 
 def _class_indexing(dataset_dir, class_indexing):
-    folders = sorted(e.name for e in os.scandir(dataset_dir)
-                     if e.is_dir() and not e.name.startswith("."))
+    # every sub-folder is a class, hidden ones too (MindSpore's rule)
+    folders = sorted(e.name for e in os.scandir(dataset_dir) if e.is_dir())
     if class_indexing is None:
         return {name: i for i, name in enumerate(folders)}
     if not isinstance(class_indexing, dict) or \
@@ -251,15 +334,26 @@ def _class_indexing(dataset_dir, class_indexing):
 
 
 def _list_images(dataset_dir, class_indexing, extensions):
-    suffixes = None if extensions is None else tuple(e.lower() for e in extensions)
+    """Every file of the class folders, in name order (hidden files too), kept when it ends
+    with one of ``extensions`` (case-sensitive), as MindSpore lists them."""
+    if extensions is not None and (not isinstance(extensions, (list, tuple)) or
+                                   not all(isinstance(e, str) for e in extensions)):
+        raise TypeError(f"For 'ImageFolderDataset', 'extensions' must be a list of str, but "
+                        f"got {extensions!r}.")
+    suffixes = None if extensions is None else tuple(extensions)
     files, labels = [], []
     for name in sorted(class_indexing):
         folder = os.path.join(dataset_dir, name)
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if not entry.is_file() or entry.name.startswith("."):
+            if not entry.is_file():
                 continue
-            if suffixes is not None and not entry.name.lower().endswith(suffixes):
+            if suffixes is not None and not entry.name.endswith(suffixes):
                 continue
             files.append(entry.path)
             labels.append(class_indexing[name])
+    if not files:
+        raise RuntimeError(f"Invalid data, ImageFolderDataset API can't read the data file "
+                           f"(interface mismatch or no data found): no files"
+                           f"{'' if suffixes is None else ' ending with ' + str(list(suffixes))}"
+                           f" in the class folders of {dataset_dir}.")
     return files, labels

@@ -15,10 +15,14 @@ import numpy as np
 
 
 class Shuffle(str, enum.Enum):
-    """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)``; Spore's
-    samplers shuffle all rows at every level."""
+    """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)`` and as a
+    source's ``shuffle``: ``FALSE`` reads in order; Spore's samplers shuffle all rows at
+    every other level (the file readers also honour ``FILES`` and ``INFILE``)."""
 
+    FALSE = "false"
+    ADAPTIVE = "adaptive"
     GLOBAL = "global"
+    PARTIAL = "partial"
     FILES = "files"
     INFILE = "infile"
 
@@ -82,13 +86,8 @@ class RandomSampler(BuiltinSampler):
                             f"{type(replacement).__name__}.")
         self.replacement = replacement
 
-    def count(self, n):
-        if self.replacement and self.num_samples:
-            return self.num_samples
-        return self._limit(n)
-
     def indices(self, n, rng):
-        k = self.count(n)
+        k = self.count(n)  # at most n rows, with replacement too (MindSpore)
         if self.replacement:
             return rng.integers(0, n, size=k, dtype=np.int64) if n else np.zeros(0, np.int64)
         return rng.permutation(n)[:k].astype(np.int64)
@@ -233,27 +232,91 @@ def _check_in_range(name, idx, n):
 
 def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id):
     """The sampler a random-access source uses, from its constructor arguments (MindSpore's
-    rules: shuffle by default; ``sampler`` excludes the other arguments)."""
+    rules: shuffle by default, drawing with replacement when ``num_samples`` is given;
+    ``sampler`` excludes the other arguments; a list/tuple/array of indices is a
+    ``SubsetSampler``, an int the one-index subset, any other iterable (``__iter__``, or
+    ``__getitem__`` + ``__len__``) yields the indices)."""
     if sampler is not None:
-        if shuffle is not None or num_shards is not None or shard_id is not None \
-                or num_samples is not None:
-            raise ValueError(
-                "Conflicting arguments during sampler assignments. num_samples: "
-                f"{num_samples}, num_shards: {num_shards}, shard_id: {shard_id}, shuffle: "
-                f"{shuffle}.")
-        if isinstance(sampler, (BuiltinSampler, Sampler)):
-            return sampler
-        if hasattr(sampler, "__iter__"):
-            return IterSampler(sampler)
-        raise TypeError(f"'sampler' must be a Sampler or an iterable of indices, but got "
-                        f"{type(sampler).__name__}.")
+        _check_sampler_alone(num_samples, shuffle, num_shards, shard_id)
+        return user_sampler(sampler)
     if (num_shards is None) != (shard_id is None):
         raise RuntimeError("'num_shards' and 'shard_id' must be given together.")
+    if isinstance(shuffle, Shuffle):
+        shuffle = shuffle is not Shuffle.FALSE
     if shuffle is not None and not isinstance(shuffle, bool):
-        raise TypeError(f"'shuffle' must be bool, but got {type(shuffle).__name__}.")
+        raise TypeError(f"'shuffle' must be bool or a Shuffle level, but got "
+                        f"{type(shuffle).__name__}.")
     shuffle = True if shuffle is None else shuffle
     if num_shards is not None:
         return DistributedSampler(num_shards, shard_id, shuffle, num_samples)
     if shuffle:
-        return RandomSampler(num_samples=num_samples)
+        return RandomSampler(replacement=num_samples is not None, num_samples=num_samples)
     return SequentialSampler(num_samples=num_samples)
+
+
+def _check_sampler_alone(num_samples, shuffle, num_shards, shard_id):
+    if shuffle is not None:
+        raise RuntimeError("sampler and shuffle cannot be specified at the same time.")
+    if num_shards is not None or shard_id is not None:
+        raise RuntimeError("sampler and sharding cannot be specified at the same time.")
+    if num_samples is not None:
+        raise RuntimeError("sampler and num_samples cannot be specified at the same time.")
+
+
+def user_sampler(sampler):
+    """``sampler=`` as a sampler object (MindSpore's ``select_sampler`` rules)."""
+    if isinstance(sampler, (BuiltinSampler, Sampler)):
+        return sampler
+    if isinstance(sampler, (list, tuple, np.ndarray)):
+        return SubsetSampler(sampler)
+    if isinstance(sampler, (int, np.integer)) and not isinstance(sampler, bool):
+        return SubsetSampler([int(sampler)])
+    if not isinstance(sampler, (str, bytes)):
+        try:
+            iter(sampler)
+        except TypeError:
+            pass
+        else:
+            return IterSampler(sampler)
+    raise TypeError(f"Unsupported sampler object of type ({type(sampler).__name__}): 'sampler' "
+                    "must be a Sampler, a list of indices, or an object with __iter__ (or "
+                    "__getitem__ and __len__) that yields indices.")
+
+
+class PKSampler(BuiltinSampler):
+    """``num_val`` rows of every class: the classes in label order (a random order with
+    ``shuffle``), each class's rows drawn at random with replacement, as MindSpore's
+    PKSampler draws them. Needs a source that knows its labels (MNIST, CIFAR, image
+    folders...); GeneratorDataset rejects it, as in MindSpore."""
+
+    needs_labels = True
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        if isinstance(num_val, bool) or not isinstance(num_val, int):
+            raise TypeError(f"num_val must be integer but was: {num_val!r}.")
+        if num_val <= 0:
+            raise ValueError(f"num_val should be a positive integer value, but got {num_val}.")
+        if num_class is not None:
+            raise NotImplementedError("Not supported to specify num_class for PKSampler.")
+        if not isinstance(shuffle, bool):
+            raise TypeError(f"shuffle must be a boolean value but was: {shuffle!r}.")
+        if not isinstance(class_column, str):
+            raise TypeError(f"class_column must be a str value but was: {class_column!r}.")
+        super().__init__(num_samples)
+        self.num_val, self.shuffle, self.class_column = num_val, shuffle, class_column
+
+    def count_labeled(self, labels):
+        return self._limit(self.num_val * len(np.unique(labels)))
+
+    def indices_labeled(self, labels, rng):
+        labels = np.asarray(labels)
+        classes = np.unique(labels)
+        if self.shuffle:
+            classes = rng.permutation(classes)
+        picks = []
+        for cls in classes:
+            members = np.flatnonzero(labels == cls)
+            picks.append(members[rng.integers(0, len(members), size=self.num_val)])
+        idx = np.concatenate(picks) if picks else np.zeros(0, np.int64)
+        return idx[:self.count_labeled(labels)].astype(np.int64)

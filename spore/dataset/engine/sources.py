@@ -4,10 +4,13 @@
 A random-access source (``MappableDataset``) has a length and a reader from
 index to row; its sampler picks each pass's indices (shuffled by default, as in
 MindSpore). ``GeneratorDataset`` is random-access when its source has
-``__getitem__`` and ``__len__`` (lists too; a ``zip`` is materialised into a
-list), and streams otherwise: a generator function is called again each pass,
-a generator object is replayed from a cache of the rows it already gave (as
-MindSpore does with ``itertools.tee``), an iterable is iterated again.
+``__getitem__`` (and then needs ``__len__``; lists too; a ``zip`` is materialised
+into a list), and streams otherwise: a generator function is called again each
+pass, a generator object is replayed from a cache of the rows it already gave
+(as MindSpore does with ``itertools.tee``), an iterable (or an iterator class
+whose ``__iter__`` restarts it) goes through ``iter()`` again each pass.
+
+A row's values are arrays, or dicts: MindSpore's "Python object" columns.
 
 Rows from user code are copied into arrays the pipeline owns, so the Tensors
 the iterators hand out never alias the user's buffers.
@@ -62,7 +65,20 @@ class MappableDataset(Dataset):
         raise NotImplementedError
 
     def _size(self):
+        if getattr(self.sampler, "needs_labels", False):
+            return self.sampler.count_labeled(self._class_labels())
         return self.sampler.count(self._length())
+
+    def _class_labels(self):
+        """The class label of every row, for PKSampler; sources without labels refuse it."""
+        raise ValueError(f"{type(self).__name__} doesn't support PKSampler.")
+
+    def _indices(self, run):
+        shared = isinstance(self.sampler, DistributedSampler)
+        rng = run.generator(self._stream, shared)
+        if getattr(self.sampler, "needs_labels", False):
+            return self.sampler.indices_labeled(self._class_labels(), rng)
+        return self.sampler.indices(self._length(), rng)
 
     def _with_sampler(self, sampler):
         if not self.sampler.is_full():
@@ -73,8 +89,7 @@ class MappableDataset(Dataset):
 
     def _fetch_plan(self, run):
         """(tasks, job) of one pass: the job turns a task into a list of rows."""
-        shared = isinstance(self.sampler, DistributedSampler)
-        indices = self.sampler.indices(self._length(), run.generator(self._stream, shared))
+        indices = self._indices(run)
         chunks = (indices[k:k + CHUNK_INDICES] for k in range(0, len(indices), CHUNK_INDICES))
         return chunks, _FetchJob(self._reader())
 
@@ -133,7 +148,7 @@ class _RandomAccessReader:
 def _typed(row, types):
     if not types:
         return row
-    return tuple(a.astype(t, copy=False) if t is not None else a
+    return tuple(a.astype(t, copy=False) if t is not None and not isinstance(a, dict) else a
                  for a, t in zip(row, list(types) + [None] * (len(row) - len(types))))
 
 
@@ -162,16 +177,26 @@ class _Replay:
 
 
 def _source_kind(source):
+    """How a source is read (MindSpore's order of tests): ``__getitem__`` makes it random
+    access (it then needs ``__len__``); a generator object is replayed; anything else with
+    ``__iter__`` (an iterable, or an iterator class whose ``__iter__`` restarts it) is
+    iterated afresh with ``iter()`` each pass; a callable is a generator function."""
     if isinstance(source, zip):
         return "random", list(source)
-    if hasattr(source, "__getitem__") and hasattr(source, "__len__"):
+    if hasattr(source, "__getitem__"):
+        if not hasattr(source, "__len__"):
+            raise RuntimeError("Attempt to construct a random access dataset, '__len__' method "
+                               f"is required! (GeneratorDataset source of type "
+                               f"{type(source).__name__} has __getitem__ but no __len__.)")
         return "random", source
-    if isinstance(source, types.GeneratorType) or hasattr(source, "__next__"):
+    if isinstance(source, types.GeneratorType):
         return "stream", _Replay(source)
-    if callable(source):
-        return "function", source
     if hasattr(source, "__iter__"):
         return "stream", source
+    if callable(source):
+        return "function", source
+    if hasattr(source, "__next__"):
+        return "stream", _Replay(source)
     raise TypeError(f"For 'GeneratorDataset', 'source' must be a generator function, a "
                     f"generator, an iterable or a random-access object (__getitem__ and "
                     f"__len__), but got {type(source).__name__}.")
@@ -214,6 +239,8 @@ class GeneratorDataset(MappableDataset):
         self.fetch_processes = bool(python_multiprocessing) and self.kind == "random" and \
             num_parallel_workers != 1 and \
             can_use_processes(self.source, "GeneratorDataset", stacklevel=2)
+        if getattr(sampler, "needs_labels", False):
+            raise ValueError("GeneratorDataset doesn't support PKSampler.")
         if self.kind == "random":
             super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
                              num_parallel_workers)

@@ -9,7 +9,7 @@ reproducible under ``dataset.config.set_seed`` whatever the number of workers.
 from __future__ import annotations
 
 from ..engine.randomness import EAGER
-from ..engine.rows import to_array
+from ..engine.rows import to_array, to_value
 
 
 class TensorOperation:
@@ -52,11 +52,12 @@ def _eager_input(op, value):
 
 
 def run_operation(op, arrays, rand):
-    """Apply a built-in transform or a plain Python callable to a tuple of arrays."""
+    """Apply a built-in transform or a plain Python callable to a tuple of column values
+    (a Python callable may take and return dicts)."""
     if hasattr(op, "_run"):
         return op._run(arrays, rand)
     out = op(*arrays)
-    return tuple(to_array(v) for v in out) if isinstance(out, tuple) else (to_array(out),)
+    return tuple(to_value(v) for v in out) if isinstance(out, tuple) else (to_value(out),)
 
 
 def check_operations(name, transforms):

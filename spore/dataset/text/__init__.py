@@ -1,0 +1,14 @@
+"""Text processing (``mindspore.dataset.text``): vocabularies, tokenizers and transforms of
+token sequences, on NumPy string arrays."""
+from . import transforms as transforms
+from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
+                         CaseFold as CaseFold, Lookup as Lookup, Ngram as Ngram,
+                         NormalizeForm as NormalizeForm, NormalizeUTF8 as NormalizeUTF8,
+                         PythonTokenizer as PythonTokenizer, RegexReplace as RegexReplace,
+                         RegexTokenizer as RegexTokenizer, SlidingWindow as SlidingWindow,
+                         ToNumber as ToNumber, Truncate as Truncate,
+                         TruncateSequencePair as TruncateSequencePair,
+                         UnicodeCharTokenizer as UnicodeCharTokenizer,
+                         WhitespaceTokenizer as WhitespaceTokenizer, to_bytes as to_bytes,
+                         to_str as to_str)
+from .vocab import Vocab as Vocab
