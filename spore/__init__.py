@@ -50,6 +50,7 @@ from .ops import (grad as grad, value_and_grad as value_and_grad,  # noqa: E402
 from ._autodiff.api import get_grad as get_grad  # noqa: E402
 from ._jit import jit as jit, jit_report as jit_report  # noqa: E402
 from ._jit.config import JitConfig as JitConfig  # noqa: E402
+from ._jit.mutable import mutable as mutable  # noqa: E402
 
 ms_function = jit        # the seeds' (MindSpore 1.x) name for ms.jit
 
@@ -83,11 +84,6 @@ def from_numpy(array):
     """A Tensor sharing memory with a NumPy array (no copy, unlike ``Tensor(array)``)."""
     import numpy as _np
     return Tensor._from_array(_np.asarray(array))
-
-
-def mutable(input_data, dynamic_len=False):
-    """Marks a value as variable for graph compilation; in PyNative it is returned as is."""
-    return input_data
 
 
 _recursion_limit = 1000

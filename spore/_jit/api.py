@@ -31,6 +31,7 @@ from .._core import primitive as P
 from . import codegen, dump, passes
 from .capture import Capture, GraphBreak, user_location
 from .convert import convert_callable
+from .mutable import MUTABLE_SCALARS, as_tensor
 from .ir import signature
 
 _lock = threading.RLock()
@@ -55,6 +56,9 @@ def _flatten(x, tensors, objects):
                 return ("T", j)          # the same object again: one input
         tensors.append(x)
         return ("T", d.shape, d.dtype.str)
+    if isinstance(x, MUTABLE_SCALARS):       # ms.mutable: a tensor input, not a constant
+        tensors.append(as_tensor(x))
+        return ("T", (), type(x).__name__)
     if isinstance(x, _SCALARS):
         return ("S", type(x), x)
     if isinstance(x, (tuple, list)):

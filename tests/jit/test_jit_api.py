@@ -296,3 +296,17 @@ def test_gradients_follow_object_identity_inside_jit_as_in_pynative():
     y = Tensor(np.array([5.0, 5.0, 5.0], np.float32))
     np.testing.assert_array_equal(jg(y).asnumpy(), [1, 2, 3])         # y is not x
     np.testing.assert_array_equal(jg(x).asnumpy(), [2, 4, 6])
+
+
+def test_mutable_scalars_are_inputs_not_constants():
+    f = ms.jit(lambda x, s: x * s)
+    x = Tensor(np.ones(2, np.float32))
+    for s in (3.0, 4.0, 2.5):
+        np.testing.assert_array_equal(f(x, ms.mutable(s)).asnumpy(), [s, s])
+    assert ms.jit_report(f).compiled == 1
+    assert ms.mutable(2) == 2 and isinstance(ms.mutable(2), int)
+    assert isinstance(ms.mutable((1, 2.0)), tuple)
+    with pytest.raises(TypeError, match="For 'mutable'.*got ndarray"):
+        ms.mutable(np.ones(2))
+    with pytest.raises(TypeError, match="For 'mutable'.*got str"):
+        ms.mutable("s")
