@@ -16,8 +16,6 @@ from tests.conftest import ROOT
 # (compiled function, construct) allowed to run in PyNative for now, with the reason;
 # None matches any function
 ALLOWED = [
-    # LSTM with per-sample seq_length reads the lengths on the host
-    ("LSTM.construct", "Tensor.asnumpy()"),
     # backward hooks break the graph on purpose (as in MindSpore)
     (None, "(register_backward_hook)"),
 ]

@@ -111,10 +111,12 @@ def _run_direction(mode, x, state, weights, masks):
 
 
 def _time_masks(seq_length, steps, dtype):
-    """(T, B, 1) masks: 1 where step t is inside sequence b."""
-    lengths = seq_length.asnumpy().astype(np.int64)
-    mask = (np.arange(steps)[:, None] < lengths[None, :]).astype(np.dtype(dtype.np))
-    return Tensor(mask[:, :, None])
+    """(T, B, 1) masks: 1 where step t is inside sequence b (ops only, so a compiled
+    graph takes the lengths at run time)."""
+    lengths = ops.cast(seq_length, int64)
+    inside = ops.less(ops.reshape(ops.arange(steps, dtype=int64), (steps, 1)),
+                      ops.reshape(lengths, (1, -1)))
+    return ops.expand_dims(ops.cast(inside, dtype), 2)
 
 
 def _reverse_within_length(x, seq_length):
@@ -122,12 +124,13 @@ def _reverse_within_length(x, seq_length):
     steps, batch = x.shape[0], x.shape[1]
     if seq_length is None:
         return ops.flip(x, (0,))
-    lengths = seq_length.asnumpy().astype(np.int64)
-    t = np.arange(steps)[:, None]
-    src = np.where(t < lengths[None, :], lengths[None, :] - 1 - t, t)
-    rows = (src * batch + np.arange(batch)[None, :]).reshape(-1)
+    lengths = ops.reshape(ops.cast(seq_length, int64), (1, -1))
+    t = ops.reshape(ops.arange(steps, dtype=int64), (steps, 1))
+    src = ops.where(ops.less(t, lengths), lengths - 1 - t, t)
+    rows = ops.reshape(src * batch + ops.reshape(ops.arange(batch, dtype=int64), (1, batch)),
+                       (-1,))
     flat = ops.reshape(x, (steps * batch,) + tuple(x.shape[2:]))
-    return ops.reshape(ops.gather(flat, Tensor(rows.astype(np.int32)), 0), tuple(x.shape))
+    return ops.reshape(ops.gather(flat, ops.cast(rows, int32), 0), tuple(x.shape))
 
 
 # ----------------------------------------------------------------- stacked layers
