@@ -16,12 +16,10 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
 
 from ... import ops
 from ..._dtype import float16, float32, int32, int64
 from ..._parameter import Parameter, ParameterTuple
-from ..._tensor import Tensor
 from ...common.initializer import Uniform, initializer
 from ..cell import Cell
 from . import _checks as C
