@@ -69,6 +69,26 @@ def user_location(skip_dirs=(_SPORE_DIR,)):
     return None
 
 
+def _spore_api_frame():
+    """The public Spore function or Cell the user called that read a traced tensor on the
+    host: the outermost frame in ``spore/ops`` or ``spore/nn`` before the user's code."""
+    ops_dir = _SPORE_DIR + "ops" + os.sep
+    nn_dir = _SPORE_DIR + "nn" + os.sep
+    found = None
+    f = sys._getframe(2)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not fname.startswith(_SPORE_DIR):
+            break
+        if fname.startswith(ops_dir) and not f.f_code.co_name.startswith("_"):
+            found = f"ops.{f.f_code.co_name}"
+        elif fname.startswith(nn_dir) and f.f_code.co_name == "construct":
+            self_ = f.f_locals.get("self")
+            found = f"{type(self_).__name__}.construct" if self_ is not None else found
+        f = f.f_back
+    return found
+
+
 _HOST_HINT = ("A compiled function cannot read a tensor's values on the host while it is "
               "traced. Use ops on the tensor instead (e.g. ops.sin(x) rather than "
               "np.sin(x.asnumpy())), or run this code outside @jit.")
@@ -94,7 +114,9 @@ class Sym(ShapedArray):
         return self.dtype.itemsize
 
     def refuse_host_read(self, what, hint=None):
-        raise GraphBreak(f"{what} reads the values of a traced tensor on the host",
+        op = _spore_api_frame()
+        where = f" (inside {op}, whose result depends on the values)" if op else ""
+        raise GraphBreak(f"{what}{where} reads the values of a traced tensor on the host",
                          hint=hint or _HOST_HINT)
 
     def __getattr__(self, name):

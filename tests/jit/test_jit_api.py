@@ -310,3 +310,10 @@ def test_mutable_scalars_are_inputs_not_constants():
         ms.mutable(np.ones(2))
     with pytest.raises(TypeError, match="For 'mutable'.*got str"):
         ms.mutable("s")
+
+
+def test_a_value_dependent_op_names_itself_in_the_fallback():
+    f = ms.jit(lambda x: ops.unique_consecutive(x))
+    with pytest.warns(RuntimeWarning, match=r"inside ops\.unique_consecutive"):
+        out = f(Tensor(np.array([1, 1, 2, 2, 1], np.int32)))
+    np.testing.assert_array_equal(out.asnumpy(), [1, 2, 1])
