@@ -287,3 +287,28 @@ def test_python_boolean_operators_keep_python_results():
         return x * (1.0 if (a and not b) else 2.0), (a or b)
     out, flag = f(_v(1.0), True, False)
     assert out.asnumpy().tolist() == [1.0] and flag is True
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["pynative", "jit"])
+def test_loop_primitives_in_both_modes(compiled):
+    def run(x, n):
+        a = ops.WhileLoop()(lambda s: s[0] < 10, lambda s: (s[0] + 1, s[1] * 2),
+                            (Tensor(0, ms.int64), x))
+        b = ops.ForiLoop()(0, n, lambda i, v: v + i, x)
+        c = ops.Scan()(lambda c, v: (c + v, c * v), x, [x, x * 2])
+        return a, b, c
+    f = ms.jit(run) if compiled else run
+    x = _v(1.0)
+    (i, s), b, (carry, ys) = f(x, Tensor(5, ms.int64))
+    assert int(i.asnumpy()) == 10 and s.asnumpy().tolist() == [1024.0]
+    assert b.asnumpy().tolist() == [11.0]
+    assert carry.asnumpy().tolist() == [4.0] and [y.asnumpy().tolist() for y in ys] == [[1.0],
+                                                                                      [4.0]]
+    if compiled:
+        report = ms.jit_report(f)
+        assert report.compiled == 1 and not report.fallbacks
+        assert [n.prim.name for n in report.graphs[0].nodes].count("While") == 2
+    assert ops.WhileLoop()(lambda v: v.sum() < 20, lambda v: v * 2, [1, 2, 3]).tolist() == \
+        [4, 8, 12]
+    with pytest.raises(ValueError, match="Invalid loop_func"):
+        ops.ForiLoop()(0, 2, lambda i: i, x)
