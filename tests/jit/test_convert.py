@@ -312,3 +312,19 @@ def test_loop_primitives_in_both_modes(compiled):
         [4, 8, 12]
     with pytest.raises(ValueError, match="Invalid loop_func"):
         ops.ForiLoop()(0, 2, lambda i: i, x)
+
+
+def test_gradient_through_a_tensor_if_against_finite_differences():
+    from tests.helpers.optable import numerical_grad
+    jg = ms.jit(ops.grad(gated, (0, 1)))
+    rng = np.random.default_rng(0)
+    for sign in (1.0, -1.0):
+        x = sign * np.abs(rng.standard_normal(3)) + 0.1 * sign
+        w = np.abs(rng.standard_normal(3)) + 0.5
+        got = jg(Tensor(x), Tensor(w))
+
+        def f(arrays):
+            return float(gated(Tensor(arrays[0]), Tensor(arrays[1])).asnumpy())
+        for k, g in enumerate(got):
+            np.testing.assert_allclose(g.asnumpy(), numerical_grad(f, [x.copy(), w.copy()], k),
+                                       rtol=1e-5, atol=1e-7)
