@@ -18,7 +18,7 @@ import linecache
 import numpy as np
 
 from .._core import primitive as P
-from . import control, memplan
+from . import control, fusion, memplan
 from .ir import Value
 
 _serial = itertools.count()
@@ -58,6 +58,8 @@ def specialize(node, glob, name):
     if prim is control.cond_p:
         a, b = (generate(g) for g in attrs["branches"])    # ("_py" is for the tape only)
         return control.compiled_cond(a.fn, b.fn), inputs, []
+    if prim is fusion.fused_p:
+        return fusion.compile_group(attrs["group"], specialize), inputs, []
     if prim is control.while_p:
         c, b = generate(attrs["cond"]), generate(attrs["body"])
         return control.compiled_while(c.fn, b.fn, attrs["n_carried"]), inputs, []
@@ -170,15 +172,22 @@ def generate(graph, reuse_buffers=True):
     outs = ", ".join(names[v] for v in graph.outputs)
     lines.append(f"    return ({outs}{',' if len(graph.outputs) == 1 else ''})")
     source = "\n".join(lines) + "\n"
-    filename = f"<spore-jit:{graph.name}:{next(_serial)}>"
+    filename = register_source(source, graph.name)
     code = compile(source, filename, "exec")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = {}
     exec(code, glob, ns)
     fn = ns[_ident(graph.name)]
     compiled = Compiled(graph, fn, source, filename, line_nodes)
     compiled.peak_bytes = mplan.peak_bytes if mplan is not None else None
     return compiled
+
+
+def register_source(source, name):
+    """A file name for generated ``source``, registered with ``linecache`` so tracebacks
+    and pdb show the generated lines."""
+    filename = f"<spore-jit:{name}:{next(_serial)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
 
 
 def _ident(name):

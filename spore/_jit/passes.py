@@ -154,8 +154,13 @@ def _evaluate(node):
 PIPELINES = {
     "O0": (("fold_constants", fold_constants), ("cse", cse), ("dce", dce)),
 }
-PIPELINES["O1"] = PIPELINES["O0"]
-PIPELINES["O2"] = PIPELINES["O0"]
+def fuse(graph):
+    from .fusion import fuse as _fuse
+    return _fuse(graph)
+
+
+PIPELINES["O1"] = PIPELINES["O0"] + (("fuse_elementwise", fuse),)
+PIPELINES["O2"] = PIPELINES["O1"]
 
 
 def run_pipeline(graph, level, on_pass=None, check=False):

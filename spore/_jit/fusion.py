@@ -1,0 +1,258 @@
+"""Elementwise fusion (``jit_level="O1"``): runs of elementwise nodes become one kernel
+that walks the data in cache-sized tiles.
+
+NOTE: [Tiled fusion]
+NumPy's ufuncs are already vectorised; what an unfused chain of elementwise ops wastes
+is memory traffic (every op reads and writes the whole array) and one core idle. A
+fused group runs the same NumPy kernels on tiles of ``TILE`` elements held in a few
+reused scratch buffers, so intermediates stay in cache, and splits the tiles over
+two threads (NumPy releases the GIL inside ufuncs). Values used after the group are
+written into full arrays; the results are the bits the unfused graph gives, because
+every op is elementwise and sees the same inputs (DESIGN.md, "CPU fusion strategies",
+strategy (a)). The pass is backend-neutral: a group node holds the sub-graph of the
+ops it fused, which the dump shows, and the code generator decides how to run it.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from .ir import Graph, Node, Value
+
+TILE = 1 << 14              # elements per tile: a few float32 buffers fit in L2
+MIN_ELEMENTS = 1 << 12      # smaller arrays: fusion costs more than it saves
+_NOT_FUSED = {"Identity", "StopGradient", "Copy", "Cast"}
+
+
+def _make_fused(xp):
+    def fused(*arrays, group):
+        raise RuntimeError("FusedElementwise runs only inside compiled code")
+    return fused
+
+
+def _fused_infer(attrs, *avals):
+    return tuple(ShapedArray(v.aval.shape, v.aval.dtype) for v in attrs["group"].outputs)
+
+
+fused_p = P.Primitive("FusedElementwise", _make_fused, kind="opaque", multiple_results=True,
+                      infer=_fused_infer, nondiff=True,
+                      doc="FusedElementwise(*inputs; group): a tiled run of elementwise ops.")
+
+
+class Group:
+    """The ops one fused kernel holds: a sub-graph over the group's external inputs."""
+
+    _ids = itertools.count()
+
+    def __init__(self, graph, shape):
+        self.graph = graph
+        self.shape = shape
+        self.id = next(Group._ids)
+
+    @property
+    def inputs(self):
+        return self.graph.inputs
+
+    @property
+    def outputs(self):
+        return self.graph.outputs
+
+    def __repr__(self):
+        return f"<fused {len(self.graph.nodes)} ops: " + \
+            " ".join(n.prim.name for n in self.graph.nodes) + ">"
+
+
+def _eligible(node):
+    prim = node.prim
+    if prim.kind != "elementwise" or prim.effect is not None or node.written \
+            or prim._prepare is not None or prim.aliases or prim.multiple_results \
+            or prim.name in _NOT_FUSED or len(node.outputs) != 1:
+        return None
+    shape = node.outputs[0].aval.shape
+    if len(shape) == 0 or int(np.prod(shape)) < MIN_ELEMENTS:
+        return None
+    items = []
+    for x in node.inputs:
+        if isinstance(x, Value):
+            if x.aval.shape not in (shape, ()):
+                return None
+            items.append(x.aval)
+        elif isinstance(x, (bool, int, float)):
+            items.append(x)
+        else:
+            return None
+    if prim.policy is not None:
+        compute, _ = prim.policy_dtype(items)
+        if any(isinstance(x, Value) and x.aval.dtype != compute for x in node.inputs):
+            return None           # needs a cast first: left to the unfused path
+    return shape
+
+
+def fuse(graph):
+    """Replace each run of two or more consecutive fusible nodes of one shape by a
+    ``FusedElementwise`` node."""
+    users = {}
+    for k, n in enumerate(graph.nodes):
+        for x in n.inputs:
+            if isinstance(x, Value):
+                users.setdefault(x, []).append(k)
+    keep = set(graph.outputs)
+    out_nodes, run, run_shape, changed = [], [], None, False
+
+    def flush(end):
+        nonlocal changed
+        if len(run) >= 2:
+            out_nodes.append(_group_node(run, run_shape, users, keep, end))
+            changed = True
+        else:
+            out_nodes.extend(run)
+        run.clear()
+
+    for k, node in enumerate(graph.nodes):
+        shape = _eligible(node)
+        if shape is not None and (not run or shape == run_shape):
+            run.append(node)
+            run_shape = shape
+            continue
+        flush(k)
+        if shape is not None:
+            run.append(node)
+            run_shape = shape
+        else:
+            out_nodes.append(node)
+    flush(len(graph.nodes))
+    if not changed:
+        return graph, False
+    return graph.copy(nodes=out_nodes), True
+
+
+def _group_node(run, shape, users, keep, end):
+    defined = {v for n in run for v in n.outputs}
+    ext = []
+    for n in run:
+        for x in n.inputs:
+            if isinstance(x, Value) and x not in defined and x not in ext:
+                ext.append(x)
+    escaping = [v for n in run for v in n.outputs
+                if v in keep or any(k >= end for k in users.get(v, ()))]
+    sub = Graph(f"fused_{run[0].prim.name}")
+    sub.inputs = list(ext)
+    sub.nodes = list(run)
+    sub.outputs = escaping
+    group = Group(sub, shape)
+    node = Node(fused_p, ext, {"group": group}, (), loc=run[0].loc)
+    node.outputs = tuple(escaping)
+    for v in escaping:
+        v.node = node
+    return node
+
+
+# --------------------------------------------------------------------------- execution
+_pool = None
+
+
+def _threads():
+    n = os.environ.get("SPORE_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+    try:
+        return max(1, min(int(n), os.cpu_count() or 1)) if n else min(2, os.cpu_count() or 1)
+    except ValueError:
+        return 1
+
+
+def _executor():
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="spore-fused")
+    return _pool
+
+
+def compile_group(group, specialize):
+    """A function running ``group`` tile by tile (two threads on large arrays)."""
+    from .codegen import register_source
+    g = group.graph
+    n_total = int(np.prod(group.shape))
+    glob = {"np": np, "_empty": np.empty}
+    names = {}
+    for i, v in enumerate(g.inputs):
+        names[v] = f"e{i}"
+    lines = [f"def tile_loop(start, stop, {', '.join(names[v] for v in g.inputs)}"
+             f"{', ' if g.inputs else ''}{', '.join(f'o{j}' for j in range(len(g.outputs)))}):"]
+    # scratch buffers: reused once their value is dead (per dtype)
+    last = {}
+    for k, n in enumerate(g.nodes):
+        for x in n.inputs:
+            if isinstance(x, Value):
+                last[x] = k
+    out_index = {v: j for j, v in enumerate(g.outputs)}
+    pool, scratch = {}, []
+    buf_of = {}
+    for k, n in enumerate(g.nodes):
+        v = n.outputs[0]
+        if v in out_index:
+            continue
+        free = pool.get(v.aval.dtype)
+        if free:
+            buf_of[v] = free.pop()
+        else:
+            buf_of[v] = len(scratch)
+            scratch.append(v.aval.dtype)
+        for x in n.inputs:
+            if isinstance(x, Value) and last.get(x) == k and x in buf_of:
+                pool.setdefault(x.aval.dtype, []).append(buf_of[x])
+    for j, dt in enumerate(scratch):
+        glob[f"dt{j}"] = dt
+        lines.append(f"    b{j} = _empty({TILE}, dt{j})")
+    lines.append(f"    for s in range(start, stop, {TILE}):")
+    lines.append(f"        e = s + {TILE} if s + {TILE} < stop else stop")
+    lines.append("        m = e - s")
+    for i, v in enumerate(g.inputs):
+        if v.aval.shape != ():
+            lines.append(f"        t_e{i} = e{i}[s:e]")
+            names[v] = f"t_e{i}"
+    for k, n in enumerate(g.nodes):
+        fn, inputs, casts = specialize(n, glob, f"fk{k}")
+        glob[f"fk{k}"] = fn
+        args = []
+        for x in inputs:
+            if isinstance(x, Value):
+                args.append(names[x])
+            else:
+                lit = f"lit{k}_{len(args)}"
+                glob[lit] = x
+                args.append(lit)
+        v = n.outputs[0]
+        target = f"o{out_index[v]}[s:e]" if v in out_index else f"b{buf_of[v]}[:m]"
+        name = f"t{k}"
+        if isinstance(n.prim._cpu, np.ufunc):
+            lines.append(f"        {name} = fk{k}({', '.join(args)}, out={target})")
+        else:
+            lines.append(f"        {name} = fk{k}({', '.join(args)})")
+            lines.append(f"        {target} = {name}")
+            lines.append(f"        {name} = {target}")
+        names[v] = name
+    source = "\n".join(lines) + "\n"
+    filename = register_source(source, f"fused_{group.id}")
+    ns = {}
+    exec(compile(source, filename, "exec"), glob, ns)
+    loop = ns["tile_loop"]
+    out_avals = [(v.aval.shape, v.aval.dtype) for v in g.outputs]
+    threads = _threads()
+
+    def run(*arrays):
+        flat = [a.reshape(-1) if a.ndim else a for a in arrays]
+        outs = [np.empty(shape, dt) for shape, dt in out_avals]
+        flat_outs = [o.reshape(-1) for o in outs]
+        if threads > 1 and n_total >= 8 * TILE:
+            half = (n_total // 2 // TILE) * TILE
+            job = _executor().submit(loop, half, n_total, *flat, *flat_outs)
+            loop(0, half, *flat, *flat_outs)
+            job.result()
+        else:
+            loop(0, n_total, *flat, *flat_outs)
+        return tuple(outs)
+    return run
