@@ -7,6 +7,7 @@ the world group answers to MindSpore's three names (``hccl_world_group``,
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from . import _backend
@@ -163,6 +164,22 @@ def destroy_group(group):
 def get_comm_name(group=GlobalComm.WORLD_COMM_GROUP):
     """The communicator's name (the group name here)."""
     return group_comm(group).name
+
+
+# ----------------------------------------------------------------- checkpoints
+def writes_checkpoint(path):
+    """Whether this rank writes the checkpoint ``path``. In a data-parallel job every rank
+    holds the same parameters, so rank 0 alone writes (no ranks racing on one file);
+    MindSpore's per-rank layout is kept when asked for by naming the rank in the path
+    (a folder ``rank_<r>``, as MindSpore's examples do): then every rank writes its own."""
+    from .._context import data_parallel_degree
+    if data_parallel_degree() == 1:
+        return True
+    rank = _world.rank
+    if rank == 0:
+        return True
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    return f"rank_{rank}" in parts or f"rank{rank}" in parts
 
 
 # ----------------------------------------------------------------- faults
