@@ -196,9 +196,13 @@ def start():
 
 
 def abort(code=1):
-    """End every rank of the job (the fault path: one rank raised)."""
-    if _MPI is not None:
-        _MPI.COMM_WORLD.Abort(code)
+    """End every rank of the job (the fault path: one rank raised). A rank that fails
+    before ``init()`` joins MPI first, which the launcher needs to end the others."""
+    try:
+        MPI = _MPI or load_mpi()
+    except RuntimeError:
+        return
+    MPI.COMM_WORLD.Abort(code)
 
 
 def _reduce_dtype(dtype):

@@ -54,7 +54,6 @@ def init(backend_name=None):
     GlobalComm.INITED = True
     from .._context import _auto_parallel_defaults_from_world
     _auto_parallel_defaults_from_world(_world.rank, _world.size)
-    _install_fault_hook()
 
 
 def release():
@@ -186,20 +185,25 @@ def writes_checkpoint(path):
 _hooked = False
 
 
-def _install_fault_hook():
-    """An exception that reaches the top of a rank prints its traceback and aborts the job,
-    so the other ranks stop instead of waiting in a collective forever."""
+def install_fault_hook():
+    """Under an MPI launcher, an exception that reaches the top of a rank prints its
+    traceback and aborts the whole job (MPI_Abort), so the other ranks stop instead of
+    waiting forever in a collective or in ``init``. Installed when Spore is imported
+    under a launcher, so it covers errors raised before ``init()`` too."""
     global _hooked
-    if _hooked or _world.size == 1:
+    if _hooked or not _backend.under_launcher():
         return
     _hooked = True
     previous = sys.excepthook
 
     def hook(kind, value, tb):
         previous(kind, value, tb)
-        sys.stderr.write(f"[spore] rank {_world.rank}: {kind.__name__}: {value}; aborting "
-                         "the job\n")
+        rank = os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "?"))
+        sys.stderr.write(f"[spore] rank {rank}: {kind.__name__}: {value}; aborting the job\n")
         sys.stderr.flush()
         _backend.abort(1)
 
     sys.excepthook = hook
+
+
+install_fault_hook()
