@@ -1,8 +1,8 @@
 """``msrun``: start a data-parallel job on this host under MPI's launcher.
 
 ``msrun --worker_num=2 --local_worker_num=2 --log_dir=logs train.py args...``
-runs ``mpiexec -n 2 python train.py args...`` (MPICH's launcher from the ``dist``
-extra): each worker's output goes to ``<log_dir>/worker_<rank>.log`` and, with
+runs ``mpiexec -n 2 python -m spore run train.py args...`` (MPICH's launcher from
+the ``dist`` extra; ``spore run`` lets ``import mindspore`` resolve to Spore): each worker's output goes to ``<log_dir>/worker_<rank>.log`` and, with
 ``--join``, is also shown here. Multi-host jobs use MPI's hosts file instead
 (``mpiexec -f hosts -n N python train.py``, docs/distributed.md).
 """
@@ -68,8 +68,9 @@ def command(args, mpiexec):
         cmd += ["-outfile-pattern", pattern, "-errfile-pattern", pattern]
     else:
         cmd += ["-prepend-pattern", "[worker %r] "]
-    script = [args.task_script] if args.task_script.endswith(".py") else ["-m", args.task_script]
-    return cmd + [sys.executable, "-u"] + script + list(args.task_script_args)
+    # through `spore run`, so a script importing mindspore runs unchanged
+    return cmd + [sys.executable, "-u", "-m", "spore", "run", args.task_script] \
+        + list(args.task_script_args)
 
 
 def main(argv=None):

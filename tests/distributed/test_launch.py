@@ -23,7 +23,7 @@ def _msrun(*args, timeout=120):
 def test_msrun_writes_one_log_per_worker(tmp_path):
     logs = tmp_path / "logs"
     r = _msrun("--worker_num=2", "--local_worker_num=2", f"--log_dir={logs}",
-               _spore_run_script(tmp_path))
+               HELLO)
     assert r.returncode == 0, r.stderr
     assert sorted(os.listdir(logs)) == ["worker_0.log", "worker_1.log"]
     for rank in (0, 1):
@@ -33,18 +33,10 @@ def test_msrun_writes_one_log_per_worker(tmp_path):
 def test_msrun_join_shows_output_and_logs(tmp_path):
     logs = tmp_path / "logs"
     r = _msrun("--worker_num=2", "--join=True", f"--log_dir={logs}",
-               _spore_run_script(tmp_path))
+               HELLO)
     assert r.returncode == 0, r.stderr
     assert "rank 0 of 2 sum 3" in r.stdout and "rank 1 of 2 sum 3" in r.stdout
     assert "rank 1 of 2 sum 3" in (logs / "worker_1.log").read_text()
-
-
-def _spore_run_script(tmp_path):
-    """A launcher script running the MindSpore script through Spore's alias (`spore run`)."""
-    path = tmp_path / "train.py"
-    path.write_text("import sys\nfrom spore._cli import main\n"
-                    f"sys.exit(main(['run', {str(HELLO)!r}]))\n")
-    return path
 
 
 def test_spore_run_under_mpirun():
