@@ -24,9 +24,17 @@ Primitive = P.Primitive
 REDUCE_OPS = ("sum", "max", "min", "prod")
 
 
+_management = None
+
+
 def _comm(group):
-    from ..communication.management import group_comm
-    return group_comm(group)
+    """The communicator of ``group`` (looked up at run time: groups come and go)."""
+    global _management
+    if _management is None:
+        from ..communication import management
+        _management = management
+    comm = _management._groups.get(group)
+    return comm if comm is not None else _management.group_comm(group)
 
 
 def _check_reduce(name, x, op):

@@ -205,12 +205,15 @@ def abort(code=1):
     MPI.COMM_WORLD.Abort(code)
 
 
+_WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
+
+
 def _reduce_dtype(dtype):
-    if dtype.kind == "f" and dtype.itemsize == 2 or dtype.kind == "V":
-        return np.dtype(np.float32)
-    if dtype.name == "bfloat16":
-        return np.dtype(np.float32)
-    return dtype
+    """The dtype MPI reduces ``dtype`` in: float32 for the 2-byte floats, else itself."""
+    wide = _WIDE.get(dtype)
+    if wide is not None:
+        return wide
+    return np.dtype(np.float32) if dtype.kind == "V" else dtype
 
 
 def _bytes(a):

@@ -65,3 +65,16 @@ def test_a_raising_rank_ends_the_job_with_its_message(mode):
         "rank one failed before init"
     assert want in r.stderr
     assert "aborting the job" in r.stderr
+
+
+@pytest.mark.slow
+def test_example_trains_with_msrun(tmp_path):
+    pytest.importorskip("sklearn")
+    example = launch.WORKERS.parents[2] / "examples" / "lenet_digits_dp.py"
+    r = _msrun("--worker_num=2", "--local_worker_num=2", f"--log_dir={tmp_path / 'logs'}",
+               "--join=True", example, "--epochs", "1", "--ckpt_dir", tmp_path / "ckpt",
+               timeout=240)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "rank 0/2: 45 steps per epoch" in r.stdout
+    assert "rank 1/2: 45 steps per epoch" in r.stdout
+    assert os.listdir(tmp_path / "ckpt") == ["lenet-1_45.ckpt"]
