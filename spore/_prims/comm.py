@@ -245,4 +245,7 @@ fused_all_reduce_p = Primitive("FusedAllReduce", _make_fused_all_reduce, kind="o
 def _fused_all_reduce_grad(attrs, inputs, out, dout):
     if attrs["op"] != "sum":
         raise NotImplementedError("FusedAllReduce's gradient is defined for op='sum' only.")
-    return fused_all_reduce_p(*dout, **attrs)
+    # every rank must join the same reductions: an output without a cotangent takes zeros
+    douts = tuple(d if d is not None else P.wrap(np.zeros(x.shape, x.dtype))
+                  for d, x in zip(dout, inputs))
+    return fused_all_reduce_p(*douts, **attrs)
