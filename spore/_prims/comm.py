@@ -215,11 +215,14 @@ def _buckets(xs, bucket_bytes):
 
 def _reduce_bucket(comm, xs, bucket, op, scale, outs):
     """Copy the bucket's arrays into one buffer, all-reduce it in place, scale, and hand
-    out views of it reshaped to each array."""
+    out views of it reshaped to each array (a bucket of one array is reduced straight
+    into a new buffer, without the copy)."""
     arrays = [xs[i] for i in bucket]
-    flat = np.concatenate([a.reshape(-1) for a in arrays]) if len(arrays) > 1 \
-        else np.array(arrays[0].reshape(-1), copy=True)
-    comm.allreduce(flat, op, out=flat)
+    if len(arrays) > 1:
+        flat = np.concatenate([a.reshape(-1) for a in arrays])
+        comm.allreduce(flat, op, out=flat)
+    else:
+        flat = comm.allreduce(arrays[0].reshape(-1), op)
     if scale is not None:
         if flat.dtype.kind == "f" or flat.dtype.name == "bfloat16":
             np.multiply(flat, flat.dtype.type(scale), out=flat)
