@@ -15,7 +15,7 @@ def _params(path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("loop", ["cell", "model", "scale"])
+@pytest.mark.parametrize("loop", ["cell", "model", "scale", "graph"])
 def test_lenet_two_ranks_batch_16_equal_one_rank_batch_32(tmp_path, loop):
     """20 steps of LeNet on the digits data (float32): 2 ranks x batch 16 with
     gradients_mean=True end with the parameters of 1 rank x batch 32 over the same rows,

@@ -32,4 +32,5 @@ CASES = [
         lambda x, y: (x * 0.5, y * 0.5), [(3, 2), (7,)]),
 ]
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)

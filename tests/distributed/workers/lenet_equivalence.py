@@ -1,7 +1,8 @@
 """LeNet on the digits data for 20 steps: run on 2 ranks (batch 16 each, the dataset
 sharded, gradients_mean=True) or on 1 rank (batch 32); saves the final parameters to
 <out>/params_<ranks>_<rank>.npz. The training loop is one of: 'cell' (TrainOneStepCell),
-'model' (Model.train), 'scale' (TrainOneStepWithLossScaleCell, fixed scale)."""
+'model' (Model.train), 'scale' (TrainOneStepWithLossScaleCell, fixed scale), 'graph'
+(TrainOneStepCell in GRAPH_MODE: the step compiles with its collectives)."""
 import sys
 
 import numpy as np
@@ -12,6 +13,8 @@ from spore import nn
 from spore.communication import init, get_rank, get_group_size
 
 out_dir, loop = sys.argv[1], sys.argv[2]
+if loop == "graph":
+    ms.set_context(mode=ms.GRAPH_MODE)
 init()
 rank, size = get_rank(), get_group_size()
 if size > 1:
@@ -59,4 +62,9 @@ else:
         step(x, y)
 np.savez(f"{out_dir}/params_{size}_{rank}.npz",
          **{p.name: p.asnumpy() for p in net.get_parameters()})
+if loop == "graph":
+    report = ms.jit_report(step)
+    assert not report.fallbacks, report.fallbacks
+    kernels = [n.prim.name for g in report.graphs for n in g.nodes]
+    assert ("FusedAllReduce" in kernels) == (size > 1), kernels
 print(f"rank {rank} done", flush=True)
