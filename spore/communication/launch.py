@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 from ._backend import EXTRA_HINT
 
@@ -63,7 +64,7 @@ def _bool(s):
 def command(args, mpiexec):
     """The mpiexec command line for parsed msrun ``args``."""
     cmd = [mpiexec, "-n", str(args.local_worker_num)]
-    if args.log_dir and not args.join:
+    if args.log_dir:
         pattern = os.path.join(args.log_dir, "worker_%r.log")
         cmd += ["-outfile-pattern", pattern, "-errfile-pattern", pattern]
     else:
@@ -89,29 +90,45 @@ def main(argv=None):
     if args.log_dir:
         os.makedirs(args.log_dir, exist_ok=True)
     if args.join and args.log_dir:
-        return _run_tee(command(args, mpiexec), args.log_dir)
+        return _run_tee(command(args, mpiexec), args.log_dir, args.local_worker_num)
     return subprocess.call(command(args, mpiexec))
 
 
-def _run_tee(cmd, log_dir):
-    """Run the job showing its output and writing each worker's lines to its log file."""
-    files = {}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            bufsize=1)
+def _run_tee(cmd, log_dir, workers):
+    """Run the job (each worker writing its log file) and show the files' new lines here
+    as they grow, each prefixed ``[worker <rank>]``."""
+    paths = [os.path.join(log_dir, f"worker_{r}.log") for r in range(workers)]
+    for path in paths:                     # no stale lines from an earlier job
+        if os.path.exists(path):
+            os.remove(path)
+    proc = subprocess.Popen(cmd)
+    offsets, partial = [0] * workers, [""] * workers
+    while True:
+        done = proc.poll() is not None
+        for r, path in enumerate(paths):
+            offsets[r], partial[r] = _show_new_lines(r, path, offsets[r], partial[r], done)
+        if done:
+            return proc.returncode
+        time.sleep(0.1)
+
+
+def _show_new_lines(rank, path, offset, partial, final):
     try:
-        for line in proc.stdout:
-            sys.stdout.write(line)
-            rank, _, rest = line.partition("] ")
-            rank = rank[len("[worker "):] if rank.startswith("[worker ") else None
-            if rank is not None and rank.isdigit():
-                f = files.get(rank) or files.setdefault(
-                    rank, open(os.path.join(log_dir, f"worker_{rank}.log"), "w"))
-                f.write(rest)
-                f.flush()
-        return proc.wait()
-    finally:
-        for f in files.values():
-            f.close()
+        with open(path, errors="replace") as f:
+            f.seek(offset)
+            text = f.read()
+            offset = f.tell()
+    except OSError:
+        return offset, partial
+    lines = (partial + text).split("\n")
+    partial = lines.pop()
+    if final and partial:
+        lines.append(partial)
+        partial = ""
+    for line in lines:
+        sys.stdout.write(f"[worker {rank}] {line}\n")
+    sys.stdout.flush()
+    return offset, partial
 
 
 if __name__ == "__main__":
