@@ -30,7 +30,8 @@ from ._context import (set_context as set_context, get_context as get_context,  
                        set_device as set_device, get_current_device as get_current_device,
                        set_auto_parallel_context as set_auto_parallel_context,
                        get_auto_parallel_context as get_auto_parallel_context,
-                       reset_auto_parallel_context as reset_auto_parallel_context)
+                       reset_auto_parallel_context as reset_auto_parallel_context,
+                       ParallelMode as ParallelMode)
 from ._random import set_seed as set_seed, get_seed as get_seed  # noqa: E402
 
 
@@ -104,6 +105,7 @@ from . import nn as nn                            # noqa: E402
 from . import numpy as numpy                      # noqa: E402
 from . import train as train                      # noqa: E402
 from . import amp as amp                          # noqa: E402
+from . import communication as communication      # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
 from . import experimental as experimental      # noqa: E402
 

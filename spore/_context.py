@@ -316,22 +316,114 @@ def get_current_device():
     return DeviceInfo((_context["device_target"], _context["device_id"]))
 
 
-# ----------------------------------------------------------------- parallel-context stubs
-_auto_parallel = {"parallel_mode": "stand_alone", "device_num": 1, "global_rank": 0,
-                  "gradients_mean": False}
+# ----------------------------------------------------------------- parallel context
+class ParallelMode:
+    """The values of ``set_auto_parallel_context(parallel_mode=...)``. Spore runs
+    ``STAND_ALONE`` and ``DATA_PARALLEL`` (gradients all-reduced across ranks); the model
+    parallel modes are accepted and trained as data parallel."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+def _parallel_defaults():
+    return {"parallel_mode": ParallelMode.STAND_ALONE, "device_num": 1, "global_rank": 0,
+            "gradients_mean": False, "parameter_broadcast": False, "gradient_fp32_sync": True,
+            "loss_repeated_mean": True, "full_batch": False, "dataset_strategy": "data_parallel",
+            "comm_fusion": {"openstate": True,
+                            "allreduce": {"mode": "auto", "config": None},
+                            "allgather": {"mode": "auto", "config": None},
+                            "reducescatter": {"mode": "auto", "config": None}},
+            "search_mode": "recursive_programming", "enable_parallel_optimizer": False,
+            "strategy_ckpt_load_file": "", "strategy_ckpt_save_file": "",
+            "pipeline_stages": 1, "grad_accumulation_step": 1, "all_reduce_fusion_config": [],
+            "auto_parallel_search_mode": "recursive_programming", "enable_alltoall": False,
+            "parallel_optimizer_config": {}, "optimizer_weight_shard_size": -1}
+
+
+_auto_parallel = _parallel_defaults()
+_auto_parallel_set = set()      # keys the user set (init() fills device_num/global_rank otherwise)
+
+
+def _check_parallel_value(key, value):
+    bools = ("gradients_mean", "parameter_broadcast", "gradient_fp32_sync", "loss_repeated_mean",
+             "full_batch", "enable_parallel_optimizer", "enable_alltoall")
+    if key == "parallel_mode":
+        if value not in ParallelMode.MODE_LIST:
+            raise ValueError("The context configuration parameter 'parallel_mode' only support "
+                             "'stand_alone', 'data_parallel', 'hybrid_parallel', "
+                             "'semi_auto_parallel' and 'auto_parallel', but got the value : "
+                             f"{value}.")
+    elif key in bools:
+        _type_check(key, value, bool)
+    elif key in ("device_num", "global_rank"):
+        _type_check(key, value, int)
+        low = 1 if key == "device_num" else 0
+        if value < low:
+            kind = "a positive" if low else "a non-negative"
+            raise ValueError(f"The context configuration parameter '{key}' must be {kind} "
+                             f"integer, but got the value of {key} : {value}.")
+    elif key == "comm_fusion":
+        _type_check(key, value, dict)
+    return value
 
 
 def set_auto_parallel_context(**kwargs):
-    _auto_parallel.update(kwargs)
+    """Set the parallel configuration (MindSpore's keys and checks). Spore trains
+    ``DATA_PARALLEL``: ``gradients_mean`` averages instead of summing the all-reduced
+    gradients; ``comm_fusion={"allreduce": {"mode": "size", "config": MB}}`` sets the
+    gradient bucket size; ``parameter_broadcast`` broadcasts rank 0's parameters."""
+    for key, value in kwargs.items():
+        if key not in _auto_parallel:
+            raise ValueError(f"Set context keyword {key} is not recognized!")
+        _check_parallel_value(key, value)
+    for key, value in kwargs.items():
+        if key == "comm_fusion":
+            merged = dict(_auto_parallel["comm_fusion"])
+            merged.update(value)
+            value = merged
+        _auto_parallel[key] = value
+        _auto_parallel_set.add(key)
 
 
 def get_auto_parallel_context(key):
-    return _auto_parallel.get(key)
+    """The value of one parallel-context key."""
+    if key not in _auto_parallel:
+        raise ValueError(f"Get context keyword {key} is not recognized!")
+    return _auto_parallel[key]
 
 
 def reset_auto_parallel_context():
-    _auto_parallel.update(parallel_mode="stand_alone", device_num=1, global_rank=0,
-                          gradients_mean=False)
+    """Every parallel-context key back to its default (device_num and global_rank follow
+    the job when ``init()`` ran)."""
+    _auto_parallel.clear()
+    _auto_parallel.update(_parallel_defaults())
+    _auto_parallel_set.clear()
+    from .communication import management
+    if management.GlobalComm.INITED:
+        _auto_parallel_defaults_from_world(management.get_rank(), management.get_group_size())
+
+
+def _auto_parallel_defaults_from_world(rank, size):
+    """``init()`` tells the context the job's size and this rank, unless the user set them."""
+    if "device_num" not in _auto_parallel_set:
+        _auto_parallel["device_num"] = size
+    if "global_rank" not in _auto_parallel_set:
+        _auto_parallel["global_rank"] = rank
+
+
+def data_parallel_degree():
+    """The number of ranks gradients are reduced over: the job's size in DATA_PARALLEL
+    (and the modes trained as it) after ``init()``; 1 stand-alone."""
+    if _auto_parallel["parallel_mode"] == ParallelMode.STAND_ALONE:
+        return 1
+    from .communication import management
+    if not management.GlobalComm.INITED:
+        return 1
+    return management.get_group_size()
 
 
 _ps = {}
@@ -360,3 +452,6 @@ def reset_for_tests():
     _context.update(_DEFAULTS)
     _context["jit_config"] = {}
     _device_set = None
+    _auto_parallel.clear()
+    _auto_parallel.update(_parallel_defaults())
+    _auto_parallel_set.clear()

@@ -6,5 +6,6 @@ from ._context import (set_context as set_context, get_context as get_context,  
                        set_auto_parallel_context as set_auto_parallel_context,
                        get_auto_parallel_context as get_auto_parallel_context,
                        reset_auto_parallel_context as reset_auto_parallel_context,
+                       ParallelMode as ParallelMode,
                        set_ps_context as set_ps_context, get_ps_context as get_ps_context,
                        reset_ps_context as reset_ps_context, get_jit_config as get_jit_config)

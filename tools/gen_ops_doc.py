@@ -28,7 +28,8 @@ DOC = ROOT / "docs" / "ops.md"
 COMMAND = "python tools/gen_ops_doc.py"
 
 EFFECTS = {None: "", "random": "random", "state": "writes state", "print": "prints",
-           "check": "raises when a check fails"}
+           "check": "raises when a check fails",
+           "comm": "collective"}
 
 
 # --------------------------------------------------------------------------- the live objects

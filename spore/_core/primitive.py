@@ -241,7 +241,7 @@ class _EveryInput:
 EVERY_INPUT = _EveryInput()
 
 KINDS = ("elementwise", "reduce", "opaque", "view")
-EFFECTS = (None, "random", "state", "print", "check")
+EFFECTS = (None, "random", "state", "print", "check", "comm")
 
 
 class Primitive:

@@ -22,6 +22,7 @@ import copy
 import numpy as np
 
 from .. import nn
+from .._context import get_auto_parallel_context
 from .._tensor import Tensor
 from ..nn.cell import Cell
 from ._log import logger
@@ -208,8 +209,9 @@ class Model:
         cb_params = InternalCallbackParam(
             cur_step_num=0, train_network=self._train_network, epoch_num=epoch - initial_epoch,
             batch_num=sink_size if sink_mode else dataset.get_dataset_size(), mode="train",
-            loss_fn=self._loss_fn, optimizer=self._optimizer, parallel_mode="stand_alone",
-            device_number=1, train_dataset=dataset, list_callback=list(callbacks),
+            loss_fn=self._loss_fn, optimizer=self._optimizer,
+            parallel_mode=get_auto_parallel_context("parallel_mode"),
+            device_number=get_auto_parallel_context("device_num"), train_dataset=dataset, list_callback=list(callbacks),
             train_dataset_element=None, network=self._network, last_save_ckpt_step=None,
             latest_ckpt_file=None, loss_scale_mananger=self._loss_scale_manager,
             dataset_sink_mode=False)

@@ -71,6 +71,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         >>> ms.save_checkpoint(net, "/tmp/dense.ckpt")
     """
     path = _check_save_target(save_obj, ckpt_file_name, format)
+    if not _writes_here(path):          # data parallel: rank 0 writes (NOTE in management)
+        return
     _check_type("save_checkpoint", "integrated_save", integrated_save, bool)
     async_save = _check_async_save(async_save)
     append_dict = _check_append_dict(append_dict)
@@ -82,6 +84,11 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         _async_writer.submit(path, records, crc_check, format)
     else:
         _write_records(path, records, crc_check, format)
+
+
+def _writes_here(path):
+    from ..communication.management import writes_checkpoint
+    return writes_checkpoint(path)
 
 
 def _check_save_target(save_obj, ckpt_file_name, format):

@@ -3,10 +3,11 @@ from .cell_wrapper import (WithLossCell as WithLossCell, WithEvalCell as WithEva
                            WithGradCell as WithGradCell, TrainOneStepCell as TrainOneStepCell,
                            ForwardValueAndGrad as ForwardValueAndGrad,
                            ParameterUpdate as ParameterUpdate)
+from .grad_reducer import DistributedGradReducer as DistributedGradReducer
 from .loss_scale import (TrainOneStepWithLossScaleCell as TrainOneStepWithLossScaleCell,
                          DynamicLossScaleUpdateCell as DynamicLossScaleUpdateCell,
                          FixedLossScaleUpdateCell as FixedLossScaleUpdateCell)
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell",
            "ForwardValueAndGrad", "ParameterUpdate", "TrainOneStepWithLossScaleCell",
-           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell"]
+           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "DistributedGradReducer"]

@@ -18,6 +18,7 @@ from ..._parameter import ParameterTuple, Parameter
 from ..._tensor import Tensor
 from ..cell import Cell
 from ..optim._checks import check_type
+from .grad_reducer import data_parallel_reducer
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell",
            "ForwardValueAndGrad", "ParameterUpdate"]
@@ -101,7 +102,8 @@ class TrainOneStepCell(Cell):
         return_grad (bool): also return the gradients. Default: ``False``.
 
     ``grad_reducer`` is applied to the gradients before the update; on one device it is
-    the identity (data-parallel training replaces it with an all-reduce).
+    the identity; in ``DATA_PARALLEL`` after ``init()`` it is a
+    :class:`DistributedGradReducer` (and the parameters are broadcast from rank 0).
     """
 
     def __init__(self, network, optimizer, sens=None, return_grad=False):
@@ -119,8 +121,9 @@ class TrainOneStepCell(Cell):
         self.return_grad = return_grad
         if return_grad:
             self.weights_name = [p.name for p in self.optimizer.parameters]
-        self.reducer_flag = False
-        self.grad_reducer = _SingleDeviceReducer()
+        reducer = data_parallel_reducer(self.network, self.weights)
+        self.reducer_flag = reducer is not None
+        self.grad_reducer = reducer if reducer is not None else _SingleDeviceReducer()
 
     def construct(self, *inputs):
         sens = self.sens if self.sense_flag else None

@@ -268,7 +268,8 @@ class ModelCheckpoint(Callback):
             return
         step_in_epoch = (cb_params.cur_step_num - 1) % cb_params.batch_num + 1
         name = f"{self._prefix}-{cb_params.cur_epoch_num}_{step_in_epoch}.{self._config.format}"
-        self._prune_old_files()
+        if serialization._writes_here(self._directory):     # only the ranks that write prune
+            self._prune_old_files()
         self._last_time_for_keep = time.time()
         self._last_triggered_step = cb_params.cur_step_num
         self._update_append_dict(cb_params)

@@ -1,0 +1,181 @@
+"""Data-parallel benchmarks (issue 18): all-reduce bus bandwidth and W4 samples/s.
+
+usage:
+  python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 7]
+  python benchmarks/bench_dist.py w4 [--ranks 2] [--steps 60] [--rounds 3]
+
+The script launches itself under MPI's launcher (the ``dist`` extra) with one BLAS
+thread per rank and prints one JSON line per measurement, then a summary:
+
+* ``allreduce``: float32 arrays of 1 KB to 64 MB between the ranks. Three ways of
+  reducing the same arrays: mpi4py's own ``Comm.Allreduce`` into a preallocated
+  output (the reference), ``ops.AllReduce`` (Spore's primitive: a new output tensor
+  each call) and the gradient reducer's in-place bucket (``DistributedGradReducer``
+  on one gradient: copy into the bucket, reduce in place, scale). Bus bandwidth is
+  ``2 (n - 1) / n * bytes / time`` (the NCCL-tests convention); the median over
+  interleaved rounds is reported.
+* ``w4``: the W4 workload (LeNet-5 train step, batch 32 per rank, momentum SGD)
+  through ``nn.TrainOneStepCell``: 1 rank alone vs ``--ranks`` ranks in
+  DATA_PARALLEL, each with one thread; samples/s = ranks * 32 / median step time.
+
+The machine this ran on is shared; compare ratios taken in the same run.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _launch(argv, ranks):
+    from spore.communication.launch import find_mpiexec
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", SPORE_BENCH_THREADS="1", SPORE_BENCH_WORKER="1")
+    cmd = [find_mpiexec(), "-n", str(ranks), sys.executable, os.path.abspath(__file__)] + argv
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(out.stdout + out.stderr)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+# --------------------------------------------------------------------------- all-reduce
+def allreduce_worker(args):
+    import numpy as np
+    from mpi4py import MPI
+    import spore as ms
+    from spore import nn, ops
+    from spore.communication import init, get_rank, get_group_size
+    init()
+    rank, n = get_rank(), get_group_size()
+    comm = MPI.COMM_WORLD
+    reduce_op = ops.AllReduce()
+    sizes = [2 ** k for k in range(10, 27, 2)]          # 1 KB ... 64 MB
+    for nbytes in sizes:
+        x = np.random.default_rng(rank).random(nbytes // 4, dtype=np.float32)
+        t = ms.Tensor(x)
+        out = np.empty_like(x)
+        grad = ms.Parameter(ms.Tensor(x), name="g")
+        reducer = nn.DistributedGradReducer([grad], mean=True)
+        reps = max(3, min(200, (64 << 20) // nbytes // 4))
+
+        def mpi():
+            comm.Allreduce(x, out, op=MPI.SUM)
+
+        def spore_op():
+            reduce_op(t)
+
+        def spore_bucket():
+            reducer((t,))
+
+        times = {"mpi4py": [], "spore": [], "spore_bucket": []}
+        for fn in (mpi, spore_op, spore_bucket):
+            fn()                                      # warm up
+        for _ in range(args.rounds):
+            for name, fn in (("mpi4py", mpi), ("spore", spore_op), ("spore_bucket", spore_bucket)):
+                comm.Barrier()
+                start = time.perf_counter()
+                for _ in range(reps):
+                    fn()
+                elapsed = (time.perf_counter() - start) / reps
+                times[name].append(comm.allreduce(elapsed, op=MPI.MAX))
+        if rank == 0:
+            for name, ts in times.items():
+                med = statistics.median(ts)
+                busbw = 2 * (n - 1) / n * nbytes / med / 1e9
+                print(json.dumps({"bench": "allreduce", "impl": name, "bytes": nbytes,
+                                  "ranks": n, "median_us": med * 1e6, "busbw_GBps": busbw}),
+                      flush=True)
+
+
+def allreduce_main(args):
+    rows = _launch(["allreduce", "--rounds", str(args.rounds)], args.ranks)
+    for r in rows:
+        print(json.dumps(r))
+    print("\n| size | mpi4py Allreduce GB/s | Spore ops.AllReduce GB/s (ratio) | "
+          "Spore bucket GB/s (ratio) |\n|---|---|---|---|")
+    by = {(r["bytes"], r["impl"]): r["busbw_GBps"] for r in rows}
+    for nbytes in sorted({r["bytes"] for r in rows}):
+        ref = by[(nbytes, "mpi4py")]
+        sp, bk = by[(nbytes, "spore")], by[(nbytes, "spore_bucket")]
+        print(f"| {_size(nbytes)} | {ref:.2f} | {sp:.2f} ({sp / ref:.2f}x) | "
+              f"{bk:.2f} ({bk / ref:.2f}x) |")
+
+
+def _size(n):
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
+
+
+# --------------------------------------------------------------------------- W4
+def w4_worker(args):
+    sys.path.insert(0, HERE)
+    import harness as H
+    from bench_spore import LeNet5, load
+    import numpy as np
+    from mpi4py import MPI
+    import spore as ms
+    from spore import nn
+    from spore.communication import init, get_rank, get_group_size
+    init()
+    rank, n = get_rank(), get_group_size()
+    if n > 1:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True)
+    x, labels, p = H.w4_data()
+    x = x + rank                      # each rank its own batch
+    net = LeNet5()
+    for name in ("conv1", "conv2", "fc1", "fc2", "fc3"):
+        cell = getattr(net, name)
+        load(cell.weight, p[name + ".w"])
+        load(cell.bias, p[name + ".b"])
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    net.set_train()
+    xt, yt = ms.Tensor(x), ms.Tensor(labels)
+    for _ in range(5):
+        step(xt, yt)
+    comm = MPI.COMM_WORLD
+    for _ in range(args.rounds):
+        comm.Barrier()
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step(xt, yt)
+        elapsed = comm.allreduce(time.perf_counter() - start, op=MPI.MAX) / args.steps
+        if rank == 0:
+            print(json.dumps({"bench": "w4", "ranks": n, "step_ms": elapsed * 1e3,
+                              "samples_per_s": n * 32 / elapsed}), flush=True)
+
+
+def w4_main(args):
+    rows = []
+    for _ in range(args.rounds):                       # interleave 1-rank and n-rank runs
+        for ranks in (1, args.ranks):
+            rows += _launch(["w4", "--steps", str(args.steps), "--rounds", "1"], ranks)
+    for r in rows:
+        print(json.dumps(r))
+    one = statistics.median(r["samples_per_s"] for r in rows if r["ranks"] == 1)
+    many = statistics.median(r["samples_per_s"] for r in rows if r["ranks"] == args.ranks)
+    print(f"\nW4 samples/s: 1 rank x 1 thread {one:.0f}; {args.ranks} ranks x 1 thread "
+          f"{many:.0f} ({many / one:.2f}x)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bench", choices=["allreduce", "w4"])
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=60)
+    args = ap.parse_args()
+    worker = os.environ.get("SPORE_BENCH_WORKER") == "1"
+    if args.bench == "allreduce":
+        (allreduce_worker if worker else allreduce_main)(args)
+    else:
+        (w4_worker if worker else w4_main)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""Collective communication primitives: AllReduce, AllGather, ReduceScatter, Broadcast,
+Barrier, Send/Receive, and the fused all-reduce of gradient buckets.
+
+Every one goes through the one dispatch point with ``effect="comm"``: each rank of
+a group must run the group's collectives in the same order, so graph capture keeps
+them, in program order, like state effects. Attributes are static: the reduction
+(``op``: "sum" / "max" / "min" / "prod") and the group *name*; the kernel looks the
+group's communicator up when it runs (see NOTE: [Communication backend]).
+
+Gradient rules follow from the sum of every rank's loss: the cotangent of an
+all-reduced sum is the all-reduced sum of the cotangents, of an all-gather the
+reduce-scatter (sum) of its cotangent, of a reduce-scatter the all-gather.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from ._base import dtype_name
+
+Primitive = P.Primitive
+
+REDUCE_OPS = ("sum", "max", "min", "prod")
+
+
+_management = None
+
+
+def _comm(group):
+    """The communicator of ``group`` (looked up at run time: groups come and go)."""
+    global _management
+    if _management is None:
+        from ..communication import management
+        _management = management
+    comm = _management._groups.get(group)
+    return comm if comm is not None else _management.group_comm(group)
+
+
+def _check_reduce(name, x, op):
+    if op not in REDUCE_OPS:
+        raise ValueError(f"For '{name}', 'op' must be one of {list(REDUCE_OPS)}, but got "
+                         f"{op!r}.")
+    dt = np.dtype(x.dtype)
+    if dt.kind not in "iuf" and dt.name != "bfloat16":
+        raise TypeError(f"For '{name}', the input must be an integer or floating-point tensor "
+                        f"(reductions over MPI), but got {dtype_name(dt)}.")
+
+
+# ----------------------------------------------------------------- AllReduce
+def _make_all_reduce(xp):
+    def all_reduce(x, op, group):
+        return _comm(group).allreduce(x, op)
+    return all_reduce
+
+
+def _all_reduce_infer(attrs, x):
+    _check_reduce("AllReduce", x, attrs["op"])
+    return ShapedArray(x.shape, x.dtype)
+
+
+all_reduce_p = Primitive("AllReduce", _make_all_reduce, kind="opaque", effect="comm",
+                         n_inputs=1, infer=_all_reduce_infer)
+
+
+@all_reduce_p.def_grad(inputs=(0,), output=True)
+def _all_reduce_grad(attrs, inputs, out, dout):
+    from .math import div_p, equal_p, mul_p, cast_bool_like
+    op, group = attrs["op"], attrs["group"]
+    if op == "sum":
+        return (all_reduce_p(dout, op="sum", group=group),)
+    if op == "prod":      # d(prod_r x_r)/dx = prod / x on every rank's x
+        return (div_p(all_reduce_p(mul_p(dout, out), op="sum", group=group), inputs[0]),)
+    total = all_reduce_p(dout, op="sum", group=group)      # max / min: to the winners
+    return (mul_p(total, cast_bool_like(equal_p(inputs[0], out), total)),)
+
+
+# ----------------------------------------------------------------- AllGather
+def _make_all_gather(xp):
+    def all_gather(x, group):
+        return _comm(group).allgather(x)
+    return all_gather
+
+
+def _all_gather_infer(attrs, x):
+    if len(x.shape) == 0:
+        raise ValueError("For 'AllGather', the input must have at least 1 dimension, but got "
+                         "a 0-d tensor.")
+    n = _comm(attrs["group"]).size
+    return ShapedArray((n * x.shape[0],) + tuple(x.shape[1:]), x.dtype)
+
+
+all_gather_p = Primitive("AllGather", _make_all_gather, kind="opaque", effect="comm",
+                         n_inputs=1, infer=_all_gather_infer)
+
+
+@all_gather_p.def_grad()
+def _all_gather_grad(attrs, inputs, out, dout):
+    return (reduce_scatter_p(dout, op="sum", group=attrs["group"]),)
+
+
+# ----------------------------------------------------------------- ReduceScatter
+def _make_reduce_scatter(xp):
+    def reduce_scatter(x, op, group):
+        return _comm(group).reduce_scatter(x, op)
+    return reduce_scatter
+
+
+def _reduce_scatter_infer(attrs, x):
+    _check_reduce("ReduceScatter", x, attrs["op"])
+    n = _comm(attrs["group"]).size
+    if len(x.shape) == 0 or x.shape[0] % n:
+        raise ValueError(f"For 'ReduceScatter', the first dimension of the input must be "
+                         f"divisible by the group size {n}, but got shape {tuple(x.shape)}.")
+    return ShapedArray((x.shape[0] // n,) + tuple(x.shape[1:]), x.dtype)
+
+
+reduce_scatter_p = Primitive("ReduceScatter", _make_reduce_scatter, kind="opaque",
+                             effect="comm", n_inputs=1, infer=_reduce_scatter_infer)
+
+
+@reduce_scatter_p.def_grad()
+def _reduce_scatter_grad(attrs, inputs, out, dout):
+    if attrs["op"] != "sum":
+        raise NotImplementedError("ReduceScatter's gradient is defined for op='sum' only.")
+    return (all_gather_p(dout, group=attrs["group"]),)
+
+
+# ----------------------------------------------------------------- Broadcast
+def _make_broadcast(xp):
+    def broadcast(x, root, group):
+        return _comm(group).bcast(x, root)
+    return broadcast
+
+
+def _broadcast_infer(attrs, x):
+    n = _comm(attrs["group"]).size
+    root = attrs["root"]
+    if not isinstance(root, int) or not 0 <= root < n:
+        raise ValueError(f"For 'Broadcast', 'root_rank' must be in [0, {n}), but got {root}.")
+    return ShapedArray(x.shape, x.dtype)
+
+
+broadcast_p = Primitive("Broadcast", _make_broadcast, kind="opaque", effect="comm",
+                        n_inputs=1, infer=_broadcast_infer)
+
+
+@broadcast_p.def_grad()
+def _broadcast_grad(attrs, inputs, out, dout):
+    """Every rank's output is the root's input: the root gets the sum of all cotangents."""
+    from .math import mul_p
+    total = all_reduce_p(dout, op="sum", group=attrs["group"])
+    return (mul_p(total, 1 if _comm(attrs["group"]).rank == attrs["root"] else 0),)
+
+
+# ----------------------------------------------------------------- Barrier, Send, Receive
+def _make_barrier(xp):
+    def barrier(group):
+        _comm(group).barrier()
+        return np.zeros((), np.bool_)
+    return barrier
+
+
+barrier_p = Primitive("Barrier", _make_barrier, kind="opaque", effect="comm", nondiff=True,
+                      n_inputs=0, infer=lambda attrs: ShapedArray((), np.bool_))
+
+
+def _make_send(xp):
+    def send(x, dst, group, tag):
+        _comm(group).send(x, dst, tag)
+        return np.zeros((), np.bool_)
+    return send
+
+
+send_p = Primitive("Send", _make_send, kind="opaque", effect="comm", nondiff=True, n_inputs=1,
+                   infer=lambda attrs, x: ShapedArray((), np.bool_))
+
+
+def _make_receive(xp):
+    def receive(src, shape, dtype, group, tag):
+        return _comm(group).recv(shape, np.dtype(dtype), src, tag)
+    return receive
+
+
+receive_p = Primitive("Receive", _make_receive, kind="opaque", effect="comm", nondiff=True,
+                      n_inputs=0,
+                      infer=lambda attrs: ShapedArray(attrs["shape"], np.dtype(attrs["dtype"])))
+
+
+# ----------------------------------------------------------------- gradient buckets
+def _make_fused_all_reduce(xp):
+    def fused_all_reduce(*xs, op, group, scale, bucket_bytes):
+        comm = _comm(group)
+        outs = [None] * len(xs)
+        for bucket in _buckets(xs, bucket_bytes):
+            _reduce_bucket(comm, xs, bucket, op, scale, outs)
+        return tuple(outs)
+    return fused_all_reduce
+
+
+def _buckets(xs, bucket_bytes):
+    """Consecutive runs of same-dtype arrays of at most ``bucket_bytes`` bytes each (one
+    larger array makes a bucket of its own)."""
+    run, size, dtype = [], 0, None
+    for i, x in enumerate(xs):
+        if run and (x.dtype != dtype or size + x.nbytes > bucket_bytes):
+            yield run
+            run, size = [], 0
+        run.append(i)
+        size += x.nbytes
+        dtype = x.dtype
+    if run:
+        yield run
+
+
+def _reduce_bucket(comm, xs, bucket, op, scale, outs):
+    """Copy the bucket's arrays into one buffer, all-reduce it in place, scale, and hand
+    out views of it reshaped to each array (a bucket of one array is reduced straight
+    into a new buffer, without the copy)."""
+    arrays = [xs[i] for i in bucket]
+    if len(arrays) > 1:
+        flat = np.concatenate([a.reshape(-1) for a in arrays])
+        comm.allreduce(flat, op, out=flat)
+    else:
+        flat = comm.allreduce(arrays[0].reshape(-1), op)
+    if scale is not None:
+        if flat.dtype.kind == "f" or flat.dtype.name == "bfloat16":
+            np.multiply(flat, flat.dtype.type(scale), out=flat)
+        else:
+            flat //= int(round(1 / scale))
+    start = 0
+    for i, a in zip(bucket, arrays):
+        outs[i] = flat[start:start + a.size].reshape(a.shape)
+        start += a.size
+
+
+def _fused_infer(attrs, *xs):
+    for x in xs:
+        _check_reduce("FusedAllReduce", x, attrs["op"])
+    return tuple(ShapedArray(x.shape, x.dtype) for x in xs)
+
+
+fused_all_reduce_p = Primitive("FusedAllReduce", _make_fused_all_reduce, kind="opaque",
+                               effect="comm", multiple_results=True, infer=_fused_infer)
+
+
+@fused_all_reduce_p.def_grad()
+def _fused_all_reduce_grad(attrs, inputs, out, dout):
+    if attrs["op"] != "sum":
+        raise NotImplementedError("FusedAllReduce's gradient is defined for op='sum' only.")
+    # every rank must join the same reductions: an output without a cotangent takes zeros
+    douts = tuple(d if d is not None else P.wrap(np.zeros(x.shape, x.dtype))
+                  for d, x in zip(dout, inputs))
+    return fused_all_reduce_p(*douts, **attrs)

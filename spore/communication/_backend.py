@@ -1,0 +1,221 @@
+"""The transport under ``spore.communication``: MPI through mpi4py, or one process alone.
+
+NOTE: [Communication backend]
+Collectives run on MPI (mpi4py + an MPI runtime, the ``dist`` extra: ``pip install
+'spore[dist]'`` brings mpi4py and MPICH's wheel). A process started by an MPI
+launcher (``mpirun``/``mpiexec``, ``msrun``) sees the launcher's variables
+(``PMI_RANK``/``PMI_SIZE`` for MPICH, ``OMPI_COMM_WORLD_SIZE`` for Open MPI) and
+joins the job; a process started alone runs as a job of one rank, without
+importing MPI at all, so the same training script runs alone unchanged.
+
+Arrays go to MPI as buffers (mpi4py's uppercase methods, never pickle). The
+kernels hand MPI contiguous NumPy arrays, receive into preallocated outputs and
+reduce in place where the caller owns the buffer (the gradient buckets).
+float16 and bfloat16 have no MPI reduction: they are reduced in float32 and cast
+back; data-movement collectives send every dtype as raw bytes.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+EXTRA_HINT = ("install the 'dist' extra: pip install 'spore[dist]' (mpi4py and the MPICH "
+              "runtime)")
+
+REDUCE_OPS = ("sum", "max", "min", "prod")
+
+# the names MindSpore gives the world group on each backend; all mean the whole job here
+WORLD_NAMES = ("hccl_world_group", "nccl_world_group", "mccl_world_group")
+
+
+def under_launcher():
+    """Whether an MPI launcher started this process (so MPI must be used)."""
+    env = os.environ
+    return any(k in env for k in ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
+                                  "PMIX_RANK", "MPI_LOCALNRANKS"))
+
+
+def load_mpi():
+    """mpi4py's ``MPI`` module (initialises MPI); a clear RuntimeError when it is missing."""
+    try:
+        from mpi4py import MPI
+    except ImportError as e:        # mpi4py absent, or its MPI library cannot be loaded
+        raise RuntimeError(f"spore.communication: MPI is not available ({e}); "
+                           f"{EXTRA_HINT}.") from None
+    except RuntimeError as e:
+        raise RuntimeError(f"spore.communication: the MPI runtime failed to start ({e}); "
+                           f"{EXTRA_HINT}.") from None
+    return MPI
+
+
+class Comm:
+    """One communication group: its ranks (world ranks) and an MPI communicator."""
+
+    def __init__(self, name, mpi_comm, world_ranks, local_rank=0, local_size=1):
+        self.name = name
+        self.mpi = mpi_comm
+        self.world_ranks = tuple(world_ranks)
+        self.rank = mpi_comm.Get_rank()
+        self.size = mpi_comm.Get_size()
+        self.local_rank = local_rank
+        self.local_size = local_size
+
+    # -- collectives on NumPy arrays ------------------------------------------
+    def allreduce(self, x, op, out=None):
+        """``op`` over the group of ``x``; into ``out`` (may be ``x`` itself: in place)."""
+        MPI = _MPI
+        wide = _reduce_dtype(x.dtype)
+        if wide is not x.dtype:             # float16 / bfloat16: reduce in float32
+            buf = np.ascontiguousarray(x, dtype=wide)
+            self.mpi.Allreduce(MPI.IN_PLACE, buf, op=_MPI_OPS[op])
+            if out is None:
+                return buf.astype(x.dtype)
+            out[...] = buf
+            return out
+        x = np.ascontiguousarray(x)
+        if out is x:
+            self.mpi.Allreduce(MPI.IN_PLACE, x, op=_MPI_OPS[op])
+            return x
+        if out is None:
+            out = np.empty_like(x)
+        self.mpi.Allreduce(x, out, op=_MPI_OPS[op])
+        return out
+
+    def allgather(self, x):
+        x = np.ascontiguousarray(x)
+        out = np.empty((self.size * x.shape[0],) + x.shape[1:] if x.ndim else (self.size,),
+                       x.dtype)
+        self.mpi.Allgather(_bytes(x), _bytes(out))
+        return out
+
+    def bcast(self, x, root):
+        out = np.array(x, order="C", copy=True)
+        self.mpi.Bcast(_bytes(out), root=root)
+        return out
+
+    def bcast_inplace(self, x, root):
+        """Broadcast into a contiguous array the caller owns (parameter broadcast)."""
+        self.mpi.Bcast(_bytes(x), root=root)
+        return x
+
+    def reduce_scatter(self, x, op):
+        x = np.ascontiguousarray(x)
+        wide = _reduce_dtype(x.dtype)
+        src = x if wide is x.dtype else x.astype(wide)
+        out = np.empty((x.shape[0] // self.size,) + x.shape[1:], wide)
+        self.mpi.Reduce_scatter_block(src, out, op=_MPI_OPS[op])
+        return out if wide is x.dtype else out.astype(x.dtype)
+
+    def barrier(self):
+        self.mpi.Barrier()
+
+    def send(self, x, dst, tag):
+        self.mpi.Send(_bytes(np.ascontiguousarray(x)), dest=dst, tag=tag)
+
+    def recv(self, shape, dtype, src, tag):
+        out = np.empty(shape, dtype)
+        self.mpi.Recv(_bytes(out), source=src, tag=tag)
+        return out
+
+    def split(self, name, world_ranks):
+        """A new group over ``world_ranks`` of this (world) group; only the members call
+        it (MPI's ``Comm.Create_group``, as MindSpore's create_group)."""
+        members = self.mpi.Get_group().Incl(list(world_ranks))
+        sub = self.mpi.Create_group(members)
+        members.Free()
+        return Comm(name, sub, world_ranks)
+
+    def free(self):
+        if self.mpi is not None and self.mpi is not _MPI.COMM_WORLD:
+            self.mpi.Free()
+        self.mpi = None
+
+
+class SoloComm(Comm):
+    """The group of a process started alone: every collective is the identity."""
+
+    def __init__(self, name, world_ranks=(0,)):
+        self.name = name
+        self.mpi = None
+        self.world_ranks = tuple(world_ranks)
+        self.rank, self.size, self.local_rank, self.local_size = 0, 1, 0, 1
+
+    def allreduce(self, x, op, out=None):
+        if out is None:
+            return np.array(x, order="C", copy=True)
+        if out is not x:
+            out[...] = x
+        return out
+
+    def allgather(self, x):
+        return np.array(x if x.ndim else x.reshape(1), order="C", copy=True)
+
+    def bcast(self, x, root):
+        return np.array(x, order="C", copy=True)
+
+    def bcast_inplace(self, x, root):
+        return x
+
+    def reduce_scatter(self, x, op):
+        return np.array(x, order="C", copy=True)
+
+    def barrier(self):
+        pass
+
+    def send(self, x, dst, tag):
+        raise RuntimeError("spore.communication: send needs a peer rank, but this job has "
+                           "one rank (start it with msrun or mpirun)")
+
+    recv = send
+
+    def split(self, name, world_ranks):
+        return SoloComm(name, world_ranks)
+
+    def free(self):
+        pass
+
+
+_MPI = None
+_MPI_OPS = {}
+
+
+def start():
+    """The world group: MPI's COMM_WORLD under a launcher, a SoloComm otherwise."""
+    global _MPI, _MPI_OPS
+    if not under_launcher():
+        return SoloComm(WORLD_NAMES[2])
+    MPI = load_mpi()
+    _MPI = MPI
+    _MPI_OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
+    world = MPI.COMM_WORLD
+    node = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
+    local_rank, local_size = node.Get_rank(), node.Get_size()
+    node.Free()
+    return Comm(WORLD_NAMES[2], world, range(world.Get_size()), local_rank, local_size)
+
+
+def abort(code=1):
+    """End every rank of the job (the fault path: one rank raised). A rank that fails
+    before ``init()`` joins MPI first, which the launcher needs to end the others."""
+    try:
+        MPI = _MPI or load_mpi()
+    except RuntimeError:
+        return
+    MPI.COMM_WORLD.Abort(code)
+
+
+_WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
+
+
+def _reduce_dtype(dtype):
+    """The dtype MPI reduces ``dtype`` in: float32 for the 2-byte floats, else itself."""
+    wide = _WIDE.get(dtype)
+    if wide is not None:
+        return wide
+    return np.dtype(np.float32) if dtype.kind == "V" else dtype
+
+
+def _bytes(a):
+    """A byte view of a contiguous array for data movement (any dtype, bfloat16 too)."""
+    return [a.reshape(-1).view(np.uint8), _MPI.BYTE]

@@ -1,0 +1,113 @@
+"""Collectives on 2 ranks (loopback) and the single-rank behaviour of spore.communication."""
+import re
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import ops
+from spore.communication import management as M
+
+from . import launch
+
+
+def test_every_collective_matches_numpy_on_two_ranks():
+    r = launch.run("collectives.py", timeout=240)
+    counts = [int(n) for n in re.findall(r"checked (\d+)", r.stdout)]
+    assert len(counts) == 2 and min(counts) > 1000, r.stdout
+
+
+@pytest.fixture
+def solo():
+    M.release()
+    M.init()
+    yield
+    M.release()
+
+
+def test_init_outside_a_launcher_is_one_rank(solo, monkeypatch):
+    assert M.get_rank() == 0 and M.get_group_size() == 1
+    assert M.get_local_rank() == 0 and M.get_local_rank_size() == 1
+    assert M.GlobalComm.INITED and M.GlobalComm.WORLD_COMM_GROUP == "mccl_world_group"
+    assert ms.get_auto_parallel_context("device_num") == 1
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for out in (ops.AllReduce()(x), ops.AllGather()(x), ops.ReduceScatter()(x),
+                ops.Broadcast(0)((x,))[0], M.GlobalComm and ops.AllReduce("max")(x)):
+        np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
+    M.create_group("g", [0])
+    assert M.get_group_size("g") == 1
+    M.destroy_group("g")
+
+
+def test_collective_before_init_says_to_call_init():
+    M.release()
+    with pytest.raises(RuntimeError, match="call init"):
+        ops.AllReduce()(ms.Tensor(np.ones(2, np.float32)))
+
+
+def test_init_checks_backend_name(solo):
+    with pytest.raises(TypeError, match="backend_name"):
+        M.init(3)
+    with pytest.raises(RuntimeError, match="'hccl', 'nccl' and 'mccl'"):
+        M.init("gloo")
+
+
+def test_missing_mpi_runtime_names_the_extra(monkeypatch):
+    import builtins
+    from spore.communication import _backend
+    real = builtins.__import__
+
+    def no_mpi(name, *a, **k):
+        if name.startswith("mpi4py"):
+            raise ImportError("No module named 'mpi4py'")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_mpi)
+    monkeypatch.setenv("PMI_SIZE", "2")
+    with pytest.raises(RuntimeError, match=r"spore\[dist\]"):
+        _backend.start()
+
+
+def test_op_and_group_arguments_are_checked():
+    with pytest.raises(ValueError, match="AllReduce"):
+        ops.AllReduce("mean")
+    with pytest.raises(TypeError, match="group"):
+        ops.AllGather(group=1)
+    with pytest.raises(TypeError, match="root_rank"):
+        ops.Broadcast("0")
+    assert ops.ReduceOp.SUM == "sum" and ops.operations.AllReduce is ops.AllReduce
+
+
+def test_collectives_are_comm_effects():
+    from spore._prims import comm
+    for p in (comm.all_reduce_p, comm.all_gather_p, comm.reduce_scatter_p, comm.broadcast_p,
+              comm.barrier_p, comm.send_p, comm.receive_p, comm.fused_all_reduce_p):
+        assert p.effect == "comm"
+
+
+from spore._prims import comm as C  # noqa: E402
+
+
+def test_buckets_split_by_size_and_dtype():
+    xs = [np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(2, np.float64),
+          np.zeros(100, np.float64), np.zeros(1, np.float64)]
+    assert list(C._buckets(xs, 32)) == [[0, 1], [2], [3], [4]]
+    assert list(C._buckets(xs, 10 ** 6)) == [[0, 1], [2, 3, 4]]
+
+
+def test_fused_all_reduce_gradient_with_an_unused_output():
+    M.release()
+    M.init()
+    try:
+        x = ms.Tensor(np.ones(3, np.float32))
+        y = ms.Tensor(np.ones(2, np.float32))
+
+        def f(a, b):
+            out = C.fused_all_reduce_p(a, b, op="sum", group="hccl_world_group", scale=None,
+                                       bucket_bytes=1024)
+            return (out[0] * 2).sum()
+        ga, gb = ms.grad(f, (0, 1))(x, y)
+        np.testing.assert_array_equal(ga.asnumpy(), [2, 2, 2])
+        np.testing.assert_array_equal(gb.asnumpy(), [0, 0])
+    finally:
+        M.release()
