@@ -250,7 +250,7 @@ class Primitive:
     __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
                  "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
                  "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "writes",
-                 "aliases", "returns_input", "__weakref__")
+                 "aliases", "returns_input", "specializer", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
                  multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
@@ -289,6 +289,9 @@ class Primitive:
             aliases = (0,) if kind == "view" else ()
         self.aliases = tuple(aliases)
         self.returns_input = False
+        # specializer(attrs, input avals) -> a bare kernel for compiled code, or None: where
+        # the eager kernel's run-time checks are decided by shapes and dtypes alone
+        self.specializer = None
         self._factory = make
         self._kernels = {}
         self._cpu = make(np)

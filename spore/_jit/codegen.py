@@ -63,6 +63,10 @@ def specialize(node, glob, name):
     if prim is control.while_p:
         c, b = generate(attrs["cond"]), generate(attrs["body"])
         return control.compiled_while(c.fn, b.fn, attrs["n_carried"]), inputs, []
+    if prim.specializer is not None:
+        direct = prim.specializer(attrs, items)
+        if direct is not None:
+            return direct, inputs, []
     if prim._prepare is not None:
         return _prepared_kernel(prim, attrs, glob, name), inputs, []
     kernel = prim._cpu

@@ -127,6 +127,21 @@ matmul_p = Primitive("MatMul", _make_matmul, kind="opaque", n_inputs=2, infer=_m
                      prepare=_matmul_prepare)
 
 
+def _specialize_matmul(attrs, avals):
+    """Compiled code calls ``np.matmul`` itself for plain float32/64 2-D products: the
+    eager kernel's layout choices only pick among equal results for these."""
+    x, y = avals
+    if attrs.get("transpose_a") or attrs.get("transpose_b") or not hasattr(x, "shape") \
+            or not hasattr(y, "shape") or len(x.shape) != 2 or len(y.shape) != 2:
+        return None
+    if x.dtype != y.dtype or x.dtype not in (np.float32, np.float64):
+        return None
+    return np.matmul
+
+
+matmul_p.specializer = _specialize_matmul
+
+
 # NOTE: [MatMul gradients]
 # MatMul takes MindSpore's ``transpose_a``/``transpose_b`` attributes, so the
 # gradient products g B^T and A^T g run without separate Transpose ops. Each
