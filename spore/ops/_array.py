@@ -765,7 +765,10 @@ def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a view)."""
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, (int, np.integer)) else dims
-    axes = {_dim("flip", d, x.ndim, "dims") for d in _int_tuple("flip", dims, "dims")}
+    axes = [_dim("flip", d, x.ndim, "dims") for d in _int_tuple("flip", dims, "dims")]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"For 'flip', the 'dims' cannot contain duplicate dimensions, but got "
+                         f"{dims}.")
     spec = tuple(("slice", None, None, -1 if d in axes else None) for d in range(x.ndim))
     return A.getitem_p(x, spec=spec)
 

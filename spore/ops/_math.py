@@ -13,7 +13,7 @@ from .._prims import math as M
 from .._prims import specfun as _S
 from .._prims.array import cast_p
 from .._prims.special import identity_p
-from ._utils import to_np_dtype
+from ._utils import dtype_arg
 
 # ----------------------------------------------------------------- arithmetic
 
@@ -409,8 +409,8 @@ def xdivy(x, y):
 
 
 def hypot(input, other):
-    """``sqrt(input**2 + other**2)``."""
-    return M.sqrt_p(M.add_p(M.mul_p(input, input), M.mul_p(other, other)))
+    """``sqrt(input**2 + other**2)`` without overflow; integers and bool give Float32."""
+    return M.hypot_p(input, other)
 
 
 def deg2rad(x):
@@ -753,8 +753,8 @@ def threshold(input, thr, value):
 
 
 def cast(input, dtype):
-    """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name)."""
-    return cast_p(input, dtype=to_np_dtype(dtype))
+    """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name; None is a TypeError)."""
+    return cast_p(input, dtype=dtype_arg("Cast", dtype))
 
 
 def lgamma(input):

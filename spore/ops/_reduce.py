@@ -313,10 +313,14 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
 
 
 def _safe_sqrt(s):
-    """``sqrt(s)`` whose gradient at ``s == 0`` is 0 rather than NaN (the subgradient at a
-    zero vector that PyTorch and MindSpore's norms use)."""
-    positive = M.greater_p(s, 0)
-    return M.where_p(positive, M.sqrt_p(M.where_p(positive, s, 1)), 0)
+    """``sqrt(s)`` whose gradient at ``s == 0`` is 0 rather than NaN (the zero subgradient
+    at a zero vector, as PyTorch and MindSpore's ``LpNorm``; see docs/compatibility.md).
+
+    Only exact zeros are guarded: a NaN sum stays NaN, and so does its gradient, as in
+    MindSpore (a ``s > 0`` guard would turn NaN into 0).
+    """
+    zero = M.equal_p(s, 0)
+    return M.where_p(zero, 0, M.sqrt_p(M.where_p(zero, 1, s)))
 
 
 def _real(x):

@@ -11,6 +11,19 @@ def to_np_dtype(dtype):
     return D.to_numpy_dtype(dtype)
 
 
+def dtype_arg(name, dtype, arg="dtype"):
+    """The NumPy dtype of a ``dtype`` argument: a MindSpore dtype, NumPy dtype or type, or a
+    dtype name. None and anything else raise MindSpore's TypeError naming the op (NumPy
+    would read None as float64)."""
+    if dtype is not None and not isinstance(dtype, bool):
+        try:
+            return D.to_numpy_dtype(dtype)
+        except TypeError:
+            pass
+    raise TypeError(f"For '{name}', the input '{arg}' should be mindspore dtype, but got "
+                    f"{dtype}.")
+
+
 def is_tensor(x):
     return isinstance(x, P._Tensor)
 
