@@ -201,6 +201,9 @@ def arange_length(start, stop, step):
     """Number of elements of ``arange(start, stop, step)`` (MindSpore's Range errors)."""
     if step == 0:
         raise ValueError("For 'Range', the 'step' cannot be equal to zero.")
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(f"For 'Range', 'start', 'end' and 'step' must be finite, but got "
+                         f"{start}, {stop} and {step}.")
     if (stop - start) * step < 0:
         sign = "positive" if step > 0 else "negative"
         raise ValueError(f"For 'Range', the 'step' cannot be {sign} when 'end' ({stop}) "

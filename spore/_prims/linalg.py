@@ -115,7 +115,7 @@ _FEW_ROWS = 64
 def _matmul_prepare(args):
     x, y = [P._unwrap_input(matmul_p, a) for a in args]
     for name, v in (("x1", x), ("x2", y)):
-        if isinstance(v, _SCALARS):
+        if v is None or isinstance(v, _SCALARS):
             raise TypeError(f"For 'MatMul', the input '{name}' must be a Tensor, but got "
                             f"{type(v).__name__}.")
     if x.dtype != y.dtype or x.ndim == 0 or y.ndim == 0 or x.dtype == np.bool_:

@@ -334,17 +334,29 @@ def _split_sizes(name, n, split_size_or_sections):
     return (size,) * (n // size) + ((n % size,) if n % size else ()) or (0,)
 
 
+def _at_least_1d(name, x):
+    """Splitting needs a dimension to split (a 0-d input has none)."""
+    if not x.shape:
+        raise ValueError(f"For '{name}', the input must be at least 1-D, but got a 0-D tensor.")
+    return x
+
+
 def split(tensor, split_size_or_sections, axis=0):
     """Split into pieces of one size (the last may be smaller) or of the listed sizes."""
-    x = as_tensor(tensor)
+    x = _at_least_1d("split", as_tensor(tensor))
     a = _dim("split", axis, len(x.shape))
     sizes = _split_sizes("split", x.shape[a], split_size_or_sections)
     return A.split_p(x, sizes=sizes, axis=a)
 
 
+# More sections than elements gives empty ones; beyond this many it is a mistake (2**63
+# sections would never finish).
+_MAX_EMPTY_SECTIONS = 1 << 16
+
+
 def tensor_split(input, indices_or_sections, axis=0):
     """Split into ``n`` nearly equal pieces, or at the listed indices."""
-    x = as_tensor(input)
+    x = _at_least_1d("tensor_split", as_tensor(input))
     a = _dim("tensor_split", axis, len(x.shape))
     n = x.shape[a]
     if isinstance(indices_or_sections, (tuple, list)):
@@ -362,6 +374,10 @@ def tensor_split(input, indices_or_sections, axis=0):
         if k <= 0:
             raise ValueError(f"For 'tensor_split', the number of sections must be positive, "
                              f"but got {k}.")
+        if k > max(n, _MAX_EMPTY_SECTIONS):
+            raise ValueError(f"For 'tensor_split', the number of sections ({k}) exceeds both "
+                             f"the dimension's size ({n}) and {_MAX_EMPTY_SECTIONS} (each "
+                             "section is a tensor).")
         sizes = tuple(n // k + (1 if i < n % k else 0) for i in range(k))
     return A.split_p(x, sizes=sizes, axis=a)
 
@@ -372,7 +388,7 @@ def chunk(input, chunks, axis=0):
     chunks = static_int("chunk", "chunks", chunks)
     if chunks <= 0:
         raise ValueError(f"For 'chunk', the 'chunks' must be greater than 0, but got {chunks}.")
-    a = _dim("chunk", axis, len(x.shape))
+    a = _dim("chunk", axis, len(_at_least_1d("chunk", x).shape))
     n = x.shape[a]
     size = max(-(-n // chunks), 1)
     return A.split_p(x, sizes=_split_sizes("chunk", n, size), axis=a)
@@ -380,7 +396,7 @@ def chunk(input, chunks, axis=0):
 
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of tensors with that dimension removed."""
-    x = as_tensor(input)
+    x = _at_least_1d("unbind", as_tensor(input))
     a = _dim("unbind", dim, len(x.shape), "dim")
     n = x.shape[a]
     if n == 0:

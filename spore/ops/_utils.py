@@ -1,6 +1,8 @@
 """Argument normalisation shared by the public op adapters."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import _dtype as D
@@ -29,14 +31,77 @@ def is_tensor(x):
 
 
 def as_tensor(x, dtype=None):
+    """``x`` as a Tensor; a value that cannot be one raises an error naming the op called."""
     if isinstance(x, P._Tensor):
         return x
-    return P._Tensor(x, dtype)
+    try:
+        return P._Tensor(x, dtype)
+    except TypeError as e:
+        raise bad_input(x, e) from None
+
+
+def bad_input(value, exc=None):
+    """A TypeError/ValueError for an op input ``value`` that is no tensor, naming the public
+    op the user called and the argument that held it (found on the stack: this runs only
+    when a call has already failed, so the common path pays nothing)."""
+    op, arg = calling_op(value)
+    what = f"'{arg}'" if arg else "input"
+    if isinstance(exc, ValueError):
+        return ValueError(f"For '{op}', the {what} cannot be a tensor: {exc}")
+    return TypeError(f"For '{op}', the {what} must be a Tensor or a number, but got "
+                     f"{type(value).__name__}.")
+
+
+def calling_op(value=None):
+    """``(op name, argument name or None)``: the outermost Spore function on the stack
+    (the one user code called) and the name its frame gives ``value``."""
+    frame = sys._getframe(1)
+    outer = None
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module == "spore" or module.startswith("spore."):
+            if _op_frame_name(frame) is not None:
+                outer = frame
+        frame = frame.f_back
+    if outer is None:
+        return "Tensor", None
+    return _op_frame_name(outer), _argument_name(outer, value)
+
+
+def _op_frame_name(frame):
+    code = frame.f_code.co_name
+    this = frame.f_locals.get("self")
+    if isinstance(this, P._Tensor) and not code.startswith("_"):
+        return f"Tensor.{code}"
+    if code in ("__call__", "construct") and this is not None:
+        return type(this).__name__
+    if code.startswith("__") and code.endswith("__") and this is not None:
+        return f"Tensor.{code}"
+    if code.startswith("_tensor_"):
+        return "Tensor." + code[len("_tensor_"):]
+    if code.startswith(("_", "<")) or code in ("method", "call", "wrapper"):
+        return None
+    return code
+
+
+def _argument_name(frame, value):
+    code = frame.f_code
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    for name in names:
+        if name != "self" and frame.f_locals.get(name, _MISSING) is value:
+            return name
+    return None
+
+
+_MISSING = object()
 
 
 def static_int(name, arg, value):
     """A Python int from an int or a 0-d integer tensor (error naming the op otherwise)."""
     if isinstance(value, P._Tensor):
+        if value.size != 1:
+            raise TypeError(f"For '{name}', the '{arg}' must be int (or a one-element integer "
+                            f"tensor), but got a tensor of shape {value.shape}.")
         value = value.item()
     if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"For '{name}', the '{arg}' must be int, but got "
