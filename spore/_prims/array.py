@@ -401,7 +401,13 @@ _NP_TOO_MANY = re.compile(r"too many indices for array: array is (\d+)-dimension
 
 
 def _index_error(exc):
-    """NumPy's indexing errors in MindSpore's words."""
+    """NumPy's indexing errors in MindSpore's words, naming the op the user called."""
+    from ..ops._utils import calling_op
+    error = _index_error_text(exc)
+    return type(error)(f"For '{calling_op()[0]}', {error}")
+
+
+def _index_error_text(exc):
     msg = str(exc)
     m = _NP_OUT_OF_BOUNDS.search(msg)
     if m:
@@ -411,7 +417,7 @@ def _index_error(exc):
     if m:
         return IndexError(f"too many indices for tensor of dimension {m.group(1)}")
     if "step cannot be zero" in msg:
-        return ValueError("For 'Getitem', the step of a slice cannot be 0.")
+        return ValueError("the step of a slice cannot be 0.")
     return IndexError(f"Invalid index: {msg}")
 
 

@@ -390,6 +390,9 @@ def _where_prepare(args):
     from ._base import common_dtype
     cond, x, y = [P._unwrap_input(where_p, a) for a in args]
     _check_condition(cond)
+    if x is None or y is None:
+        raise TypeError("For 'Select', the 'input' and 'other' must be Tensors or numbers, "
+                        "but got None.")
     dt = common_dtype([x, y])
     x = x.astype(dt) if not isinstance(x, (bool, int, float, complex)) and x.dtype != dt else x
     y = y.astype(dt) if not isinstance(y, (bool, int, float, complex)) and y.dtype != dt else y

@@ -251,7 +251,7 @@ def expand(input, size):
 
 def expand_as(input, other):
     """Broadcast ``input`` to the shape of ``other``."""
-    return broadcast_to(input, tuple(other.shape))
+    return broadcast_to(input, tuple(as_tensor(other).shape))
 
 
 def broadcast_to_shape(x, shape):
@@ -700,6 +700,7 @@ def scatter_update(input_x, indices, updates):
 
 def _tensor_scatter(name, input_x, indices, updates, accumulate):
     x = as_tensor(input_x)
+    indices = _index_tensor(name, "indices", indices)
     cols, spec = _nd_indices(name, indices, x)
     upd = as_tensor(updates)
     k = len(cols)
@@ -826,7 +827,10 @@ def rot90(input, k, dims):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
-    d0, d1 = (_dim("rot90", d, x.ndim, "dims") for d in _int_tuple("rot90", dims))
+    pair = _int_tuple("rot90", dims, "dims")
+    if len(pair) != 2:
+        raise ValueError(f"For 'rot90', the 'dims' must be a pair of dimensions, but got {dims}.")
+    d0, d1 = (_dim("rot90", d, x.ndim, "dims") for d in pair)
     if d0 == d1:
         raise ValueError("For 'rot90', the two 'dims' must differ.")
     k = static_int("rot90", "k", k) % 4
@@ -1140,6 +1144,9 @@ def atleast_3d(inputs):
 
 def dstack(tensors):
     """Concatenate along axis 2 after ``atleast_3d``."""
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"For 'dstack', the 'tensors' must be a tuple or list of Tensors, but "
+                        f"got {type(tensors).__name__}.")
     return concat(atleast_3d(list(tensors)), 2)
 
 
@@ -1220,7 +1227,10 @@ def sequence_mask(lengths, maxlen=None):
     length."""
     lengths = _tensor_arg("sequence_mask", "lengths", lengths)
     if maxlen is None:
-        maxlen = int(lengths.asnumpy().max()) if lengths.size else 0
+        top = lengths.asnumpy().max() if lengths.size else 0
+        if not np.isfinite(top):
+            raise ValueError("For 'sequence_mask', the 'lengths' must be finite.")
+        maxlen = int(top)
     maxlen = static_int("sequence_mask", "maxlen", maxlen)
     if maxlen <= 0:
         raise ValueError(f"For 'sequence_mask', the 'maxlen' must be positive, but got {maxlen}.")
@@ -1257,6 +1267,10 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):
     """``input`` with ``input[start:end:step]`` along ``axis`` replaced by ``src``."""
     x = as_tensor(input)
     a = _dim("slice_scatter", axis, x.ndim)
+    start, end, step = (None if v is None else static_int("slice_scatter", n, v)
+                        for n, v in (("start", start), ("end", end), ("step", step)))
+    if step == 0:
+        raise ValueError("For 'slice_scatter', the 'step' cannot be 0.")
     positions = list(range(x.shape[a]))[builtins.slice(start, end, step)]
     return _replace_along("slice_scatter", x, as_tensor(src), a, positions)
 
@@ -1289,6 +1303,9 @@ def _unsorted_segment(name, reduce, x, segment_ids, num_segments):
     x = _tensor_arg(name, "input_x", x)
     ids = _index_tensor(name, "segment_ids", segment_ids)
     num = static_int(name, "num_segments", num_segments)
+    if not 0 <= num < 2 ** 62:
+        raise ValueError(f"For '{name}', the 'num_segments' must be a non-negative int below "
+                         f"2**62, but got {num}.")
     if tuple(x.shape[:ids.ndim]) != tuple(ids.shape):
         raise ValueError(f"For '{name}', the shape of 'segment_ids' {tuple(ids.shape)} must be "
                          f"a prefix of the shape of 'input_x' {tuple(x.shape)}.")

@@ -193,6 +193,12 @@ class Fill(Primitive):
 
 class InvertPermutation(Primitive):
     def __call__(self, x):
+        if not isinstance(x, (tuple, list)) or not all(type(p) is int for p in x):
+            raise TypeError(f"For 'InvertPermutation', the input must be a tuple of ints, but "
+                            f"got {type(x).__name__}.")
+        if sorted(x) != list(range(len(x))):
+            raise ValueError(f"For 'InvertPermutation', the input must be a tuple of ints that "
+                             f"is a permutation of 0..n-1, but got {x!r}.")
         perm = list(x)
         inv = [0] * len(perm)
         for i, p in enumerate(perm):
@@ -625,12 +631,15 @@ class StandardNormal(_Random):
 
 class UniformReal(_Random):
     def __call__(self, shape):
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError(f"For 'UniformReal', the 'shape' must be a tuple of ints, but got "
+                            f"{type(shape).__name__}.")
         return _ops().rand(*shape, seed=self.seed)
 
 
 class UniformInt(_Random):
     def __call__(self, shape, minval, maxval):
-        return _ops().cast(_ops().randint(int(minval), int(maxval), shape, seed=self.seed),
+        return _ops().cast(_ops().randint(minval, maxval, shape, seed=self.seed),
                            D.int32)
 
 

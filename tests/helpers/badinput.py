@@ -97,7 +97,7 @@ def _base(name):
 # Names the table does not call: higher-order functions take callables, not data.
 SKIP = {"grad", "value_and_grad", "GradOperation", "vjp", "jvp", "jacrev", "jacfwd",
         "HyperMap", "Map", "MultitypeFuncGraph", "partial", "stop_gradient", "depend",
-        "print_", "Print", "custom", "Custom"}
+        "print_", "Print", "custom", "Custom", "prim_attr_register"}
 
 
 def public_ops():
@@ -122,12 +122,21 @@ def _parameters(fn):
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
+def _takes_varargs(fn):
+    return any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+
+
 def _calls_of_function(fn):
     """``(argument, thunk-maker)``: each parameter replaced by each bad value."""
     params = _parameters(fn)
     if params is None:
         return
     required = [p for p in params if p.default is p.empty]
+    if _takes_varargs(fn):                 # block_diag(*inputs): a good and a bad one
+        for label, _ in bad_values():
+            def call(label=label):
+                return fn(_t((2, 3)), dict(bad_values())[label])
+            yield f"*args={label}", call
     for target in params:
         for label, _ in bad_values():
             def call(target=target, label=label):
@@ -208,12 +217,19 @@ class _Recorder:
         return self.below(prim, args, attrs)
 
 
+# Names MindSpore 2.10 itself gives an op in its messages (kept for compatibility).
+ALSO_NAMED = {"cross_entropy": "cross_entropy_loss",
+              "SparseSoftmaxCrossEntropyWithLogits": "cross_entropy_loss"}
+
+
 def _op_names(names):
     """A public name and the spellings a message may use for it (``Tensor.__add__`` is
     the ``add`` operator)."""
     out = set()
     for n in names:
         out.add(n)
+        if n in ALSO_NAMED:
+            out.add(ALSO_NAMED[n])
         if n.startswith("Tensor.__"):
             out.add(n[len("Tensor.__"):].strip("_").lstrip("r"))
     return out
