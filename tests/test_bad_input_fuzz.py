@@ -118,3 +118,21 @@ def test_indexing_errors_name_the_op():
         X[5]
     with pytest.raises(IndexError, match="For 'getitem', Only support integers"):
         ops.getitem(X, "a")
+
+
+def test_an_error_in_user_code_inside_a_cell_is_not_blamed_on_the_cell():
+    from spore import nn
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return Tensor(2 ** 70) + x
+
+    with pytest.raises(ValueError, match="^For 'Tensor', the input_data"):
+        Net()(X)
+
+    class Net2(nn.Cell):
+        def construct(self, x):
+            return ops.amax(x, keepdims=Tensor(np.array([1, 0])))
+
+    with pytest.raises(ValueError, match="^For 'amax', the 'keepdims'"):
+        Net2()(X)

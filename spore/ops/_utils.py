@@ -53,19 +53,26 @@ def bad_input(value, exc=None):
 
 
 def calling_op(value=None):
-    """``(op name, argument name or None)``: the outermost Spore function on the stack
-    (the one user code called) and the name its frame gives ``value``."""
+    """``(op name, argument name or None)``: the outermost Spore function of the run of
+    Spore frames above this one (the op user code called; a user ``construct`` called by
+    a Cell ends the run) and the name its frame gives ``value``."""
     frame = sys._getframe(1)
     outer = None
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
-        if module == "spore" or module.startswith("spore."):
-            if _op_frame_name(frame) is not None:
-                outer = frame
+        if module != "spore" and not module.startswith("spore."):
+            if outer is not None:
+                break           # user code (a dispatch handler may sit below an op: go on)
+        elif not module.startswith(_MACHINERY) and _op_frame_name(frame) is not None:
+            outer = frame
         frame = frame.f_back
     if outer is None:
         return "Tensor", None
     return _op_frame_name(outer), _argument_name(outer, value)
+
+
+# Dispatch, primitives and autodiff: their functions are not what the user called.
+_MACHINERY = ("spore._core", "spore._prims", "spore._autodiff", "spore._jit", "spore._dtype")
 
 
 def _op_frame_name(frame):
