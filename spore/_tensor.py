@@ -113,8 +113,7 @@ class Tensor:
     def item(self):
         _host_read(self, "Tensor.item()")
         if self._data.size != 1:
-            raise ValueError(f"The tensor should have only one element, but got {self._data.size}, "
-                             "more than one element is ambiguous.")
+            raise _one_element_error(self)
         return self.asnumpy().reshape(()).item()
 
     def tolist(self):
@@ -125,8 +124,7 @@ class Tensor:
         _host_read(self, "bool() of a tensor (a Python if/while/and/or/not on a tensor value)",
                    _BOOL_HINT)
         if self._data.size != 1:
-            raise ValueError(f"The tensor should have only one element, but got {self._data.size}, "
-                             "more than one element is ambiguous.")
+            raise _one_element_error(self)
         return bool(self.asnumpy().reshape(()))
 
     def __float__(self):
@@ -223,8 +221,64 @@ def _to_host(data):
 
 
 # ---------------------------------------------------------------------- construction
+def _one_element_error(t):
+    """A tensor of several elements used as a Python scalar: the error names the op whose
+    argument it was when an op did the conversion (``ops.amax(x, keepdims=t)``)."""
+    from .ops._utils import calling_op
+    op, arg = calling_op(t)
+    where = f"For '{op}', the '{arg}'" if arg else f"For '{op}', the tensor"
+    return ValueError(f"{where} should have only one element, but got {t._data.size}, more "
+                      "than one element is ambiguous.")
+
+
 def _make_array(data, dtype, shape, init):
-    npd = D.to_numpy_dtype(dtype) if dtype is not None else None
+    try:
+        npd = D.to_numpy_dtype(dtype) if dtype is not None else None
+    except TypeError:
+        raise TypeError(f"For 'Tensor', the 'dtype' should be a MindSpore dtype (mindspore."
+                        f"float32, ...), but got {dtype!r}.") from None
+    try:
+        return _to_array(data, npd, dtype, shape, init)
+    except OverflowError:
+        e = ValueError(f"For 'Tensor', the input_data {_short(data)} holds an integer that "
+                       f"does not fit in {D.dtype_of(npd) if npd is not None else 'Int64'}.")
+    except (TypeError, ValueError) as exc:
+        e = exc
+    raise _named_by_op(e, data) from None
+
+
+def _named_by_op(exc, data):
+    """A construction error raised while an op converts its argument names that op and
+    argument (``ops.gather(x, 2**70, 0)``); a Tensor(...) call keeps its own message."""
+    from .ops._utils import calling_op
+    op, arg = calling_op(data)
+    if op.startswith("Tensor"):
+        return exc
+    cls = TypeError if isinstance(exc, TypeError) else ValueError
+    return cls(f"For '{op}', the '{arg or 'input'}' cannot be made a Tensor: {exc}")
+
+
+# Python ints in [2**63, 2**64) give UInt64, as in MindSpore; larger ones are an error.
+_INT64_MAX = 2 ** 63 - 1
+_UINT64_MAX = 2 ** 64 - 1
+
+
+def _short(data):
+    text = repr(data)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_shape(shape):
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    if not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
+            for d in dims):
+        raise ValueError(f"For 'Tensor', the 'shape' must be a tuple of non-negative ints "
+                         f"(Spore has no dynamic-shape placeholder tensors), but got {shape!r}.")
+    return tuple(int(d) for d in dims)
+
+
+def _to_array(data, npd, dtype, shape, init):
     if init is not None:
         if shape is None:
             raise ValueError("For 'Tensor', 'shape' must be given together with 'init'.")
@@ -233,7 +287,7 @@ def _make_array(data, dtype, shape, init):
         return arr.astype(npd) if npd is not None and arr.dtype != npd else arr
     if data is None:
         if shape is not None:
-            return np.zeros(shape, npd or np.float32)
+            return np.zeros(_check_shape(shape), npd or np.float32)
         raise TypeError(f"For 'Tensor', the type of 'input_data' should be one of {_ACCEPTED}, "
                         "but got type 'NoneType'.")
     if isinstance(data, Tensor):
@@ -256,6 +310,8 @@ def _make_array(data, dtype, shape, init):
     if isinstance(data, bool):
         return np.asarray(data, dtype=npd or np.bool_)
     if isinstance(data, numbers.Integral):
+        if npd is None and _INT64_MAX < data <= _UINT64_MAX:
+            return np.asarray(data, dtype=np.uint64)
         return np.asarray(data, dtype=npd or np.int64)
     if isinstance(data, numbers.Real):
         return np.asarray(data, dtype=npd or np.float32)

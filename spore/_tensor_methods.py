@@ -16,6 +16,7 @@ from ._prims import array as A
 from ._prims.special import copy_p
 from ._tensor import Tensor
 from .ops import _indexing
+from .ops._utils import dtype_arg
 
 _SCALARS = (bool, int, float, complex)
 
@@ -214,19 +215,56 @@ def is_contiguous(self):
 
 
 # --------------------------------------------------------------------------- dtype
+# Python's float and complex mean NumPy's (64-bit) types to astype, as in MindSpore.
+_ASTYPE_PYTHON = {float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+
 def astype(self, dtype, copy=True):
-    return ops.cast(self, dtype)
+    """Cast to ``dtype``: a MindSpore dtype, a NumPy or Python type, or a dtype name."""
+    if isinstance(dtype, type) and dtype in _ASTYPE_PYTHON:
+        return ops.cast(self, _ASTYPE_PYTHON[dtype])
+    try:
+        want = None if dtype is None or isinstance(dtype, bool) else D.to_numpy_dtype(dtype)
+    except TypeError:
+        want = None
+    if want is None and isinstance(dtype, str):
+        raise TypeError(f"For Tensor.astype, the string input type must be a dtype name such "
+                        f"as 'float32', 'int64' or 'bool_', but got {dtype!r}.")
+    if want is None:
+        raise TypeError("For Tensor.astype, the input type must be a MindSpore dtype "
+                        "(mindspore.float32, ...), a NumPy type or a dtype name, but got "
+                        f"{dtype!r}.")
+    return ops.cast(self, want)
 
 
-def to(self, *args, **kwargs):
-    """``to(dtype)`` casts; ``to('CPU')`` (a device) keeps the tensor."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, (D.DType, np.dtype, type)):
-            dtype = a
+# The devices Tensor.to accepts (MindSpore's enum); every one keeps the tensor on the host.
+_DEVICES = ("CPU", "cpu", "Ascend", "npu")
+
+
+def to(self, *args, device=None, dtype=None, non_blocking=False, copy=False):
+    """``to(dtype)``, ``to(device[, dtype])`` or ``to(other_tensor)`` (its dtype).
+
+    A device must be one of MindSpore's names; the tensor stays where it is.
+    """
+    args = list(args)
+    if args and isinstance(args[0], Tensor):
+        dtype = args.pop(0).dtype
+    elif args and (args[0] is None or isinstance(args[0], str)):
+        device = args.pop(0)
+        if args and not isinstance(args[0], bool):
+            dtype = args.pop(0)
+    elif args and not isinstance(args[0], bool):
+        dtype = args.pop(0)
+    if len(args) > 2 or not all(isinstance(a, bool) for a in args):
+        raise TypeError(f"For 'Tensor.to', expected to(device, dtype, non_blocking, copy), "
+                        f"to(dtype, ...) or to(other_tensor, ...), but got extra arguments "
+                        f"{tuple(args)!r}.")
+    if device is not None and device not in _DEVICES:
+        raise ValueError(f"For 'Tensor.to', the 'device' must be one of {list(_DEVICES)}, "
+                         f"but got {device!r}.")
     if dtype is None:
         return self
-    return ops.cast(self, dtype)
+    return ops.cast(self, dtype_arg("Tensor.to", dtype))
 
 
 def type_(self, dtype=None):

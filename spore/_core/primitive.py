@@ -453,7 +453,11 @@ class Primitive:
             return self._prepare(args)
         arrays = [_unwrap_input(self, a) for a in args]
         if self.policy is not None:
-            arrays = self._apply_policy(arrays)
+            try:
+                arrays = self._apply_policy(arrays)
+            except OverflowError as e:      # a Python int beyond the computing dtype
+                raise ValueError(f"For '{self.name}', an input does not fit in the dtype it is "
+                                 f"computed in: {e}.") from None
         return arrays
 
     def _apply_policy(self, arrays):
@@ -505,8 +509,15 @@ class Primitive:
                 return good
             except Exception:
                 pass
-        cls = type(exc) if isinstance(exc, (TypeError, ValueError, IndexError)) else RuntimeError
+        # the builtin class, not NumPy's subclass (whose constructor wants other arguments)
+        cls = next((c for c in (TypeError, ValueError, IndexError) if isinstance(exc, c)),
+                   RuntimeError)
         shapes = ", ".join(_describe(a) for a in arrays)
+        if any(a is None for a in arrays):
+            return TypeError(f"For '{self.name}', an input is None ({shapes}).")
+        if cls is TypeError and "ufunc" in str(exc):
+            return TypeError(f"For '{self.name}', the input dtypes are not supported: "
+                             f"({shapes}).")
         return cls(f"For '{self.name}', the operation failed for inputs ({shapes}): {exc}")
 
 
@@ -551,8 +562,13 @@ def _unwrap_input(prim, a):
         return a._data
     if isinstance(a, np.generic):     # before the Python-scalar test: np.float64 is a float
         return a.item()
-    if isinstance(a, _SCALAR_TYPES) or a is None:
+    if isinstance(a, _SCALAR_TYPES):
         return a
+    if a is None:
+        if prim.policy is None:
+            return a            # an optional input (a bias, a weight) left out
+        raise TypeError(f"For '{prim.name}', every input must be a Tensor or a number, "
+                        f"but got None.")
     if isinstance(a, np.ndarray):
         raise TypeError(
             f"For '{prim.name}', a NumPy array cannot be an op input: got numpy.ndarray "

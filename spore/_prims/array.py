@@ -201,6 +201,9 @@ def arange_length(start, stop, step):
     """Number of elements of ``arange(start, stop, step)`` (MindSpore's Range errors)."""
     if step == 0:
         raise ValueError("For 'Range', the 'step' cannot be equal to zero.")
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(f"For 'Range', 'start', 'end' and 'step' must be finite, but got "
+                         f"{start}, {stop} and {step}.")
     if (stop - start) * step < 0:
         sign = "positive" if step > 0 else "negative"
         raise ValueError(f"For 'Range', the 'step' cannot be {sign} when 'end' ({stop}) "
@@ -398,7 +401,13 @@ _NP_TOO_MANY = re.compile(r"too many indices for array: array is (\d+)-dimension
 
 
 def _index_error(exc):
-    """NumPy's indexing errors in MindSpore's words."""
+    """NumPy's indexing errors in MindSpore's words, naming the op the user called."""
+    from ..ops._utils import calling_op
+    error = _index_error_text(exc)
+    return type(error)(f"For '{calling_op()[0]}', {error}")
+
+
+def _index_error_text(exc):
     msg = str(exc)
     m = _NP_OUT_OF_BOUNDS.search(msg)
     if m:
@@ -408,7 +417,7 @@ def _index_error(exc):
     if m:
         return IndexError(f"too many indices for tensor of dimension {m.group(1)}")
     if "step cannot be zero" in msg:
-        return ValueError("For 'Getitem', the step of a slice cannot be 0.")
+        return ValueError("the step of a slice cannot be 0.")
     return IndexError(f"Invalid index: {msg}")
 
 

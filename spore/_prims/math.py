@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._base import binary, unary, ufunc, grad_for, np_dtype
+from ._base import binary, unary, ufunc, grad_for, np_dtype, dtype_name
 from .._core import primitive as P
 from .._core.aval import ShapedArray, shape_of
 
@@ -25,6 +25,9 @@ fmod_p = binary("Fmod", ufunc("fmod"))
 maximum_p = binary("Maximum", ufunc("maximum"))
 minimum_p = binary("Minimum", ufunc("minimum"))
 atan2_p = binary("Atan2", ufunc("arctan2"), "int_to_float")
+# Integers and bool are computed in Float32 *before* squaring (int8 100 would wrap), and
+# the ufunc follows IEEE hypot: hypot(inf, nan) is inf.
+hypot_p = binary("Hypot", ufunc("hypot"), "int_to_float")
 
 
 def _make_pow(xp):
@@ -109,6 +112,13 @@ def _atan2_grad(attrs, inputs, out, dout):
     denom = add_p(mul_p(x, x), mul_p(y, y))
     g = div_p(dout, denom)
     return grad_for(y, mul_p(g, x)), grad_for(x, neg_p(mul_p(g, y)))
+
+
+@hypot_p.def_grad(inputs=(0, 1), output=True)
+def _hypot_grad(attrs, inputs, out, dout):
+    x, y = inputs
+    g = div_p(dout, out)
+    return grad_for(x, mul_p(g, x)), grad_for(y, mul_p(g, y))
 
 
 @pow_p.def_grad(inputs=(0, 1), output=True)
@@ -359,18 +369,30 @@ def _make_where(xp):
 
 def _where_infer(attrs, cond, x, y):
     from ._base import broadcast_shapes, common_dtype
+    _check_condition(cond)
     shape = broadcast_shapes("Select", shape_of(cond), shape_of(x), shape_of(y))
     return ShapedArray(shape, common_dtype([x, y]))
+
+
+def _check_condition(cond):
+    """MindSpore's Select takes only a Bool condition (a float mask is a TypeError, not a
+    silent ``!= 0``)."""
+    if isinstance(cond, bool):
+        return
+    d = getattr(cond, "dtype", None)
+    if d is None or np.dtype(d) != _BOOL:
+        got = type(cond).__name__ if d is None else dtype_name(d)
+        raise TypeError(f"For 'Select', the 'condition' must be a Bool tensor, but got {got}.")
 
 
 def _where_prepare(args):
     """Promote the two value inputs as MindSpore does; the condition must be bool."""
     from ._base import common_dtype
     cond, x, y = [P._unwrap_input(where_p, a) for a in args]
-    if getattr(cond, "dtype", None) is not None and cond.dtype != _BOOL:
-        cond = cond.astype(_BOOL)
-    elif isinstance(cond, (bool, int, float)):
-        cond = bool(cond)
+    _check_condition(cond)
+    if x is None or y is None:
+        raise TypeError("For 'Select', the 'input' and 'other' must be Tensors or numbers, "
+                        "but got None.")
     dt = common_dtype([x, y])
     x = x.astype(dt) if not isinstance(x, (bool, int, float, complex)) and x.dtype != dt else x
     y = y.astype(dt) if not isinstance(y, (bool, int, float, complex)) and y.dtype != dt else y

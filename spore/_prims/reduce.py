@@ -443,11 +443,23 @@ def _make_median(xp):
         k = (x.shape[axis] - 1) // 2           # the lower median, as MindSpore
         order = xp.argsort(x, axis=axis, kind="stable")
         index = xp.take(order, [k], axis=axis)
+        if x.dtype.kind == "f" or x.dtype == D.bfloat16.np:
+            index = _first_nan_wins(xp, x, axis, index)
         values = xp.take_along_axis(x, index, axis=axis)
         if not keepdims:
             index, values = xp.squeeze(index, axis), xp.squeeze(values, axis)
         return values, index.astype(_INT64)
     return median
+
+
+def _first_nan_wins(xp, x, axis, index):
+    """A slice holding NaN has median NaN at its first NaN, as MindSpore (argsort alone
+    would sort NaN last and return the median of the other values)."""
+    nan = xp.isnan(x)
+    if not nan.any():
+        return index
+    first = xp.argmax(nan, axis=axis, keepdims=True)
+    return xp.where(nan.any(axis=axis, keepdims=True), first, index)
 
 
 def _median_infer(attrs, x):

@@ -251,7 +251,7 @@ def expand(input, size):
 
 def expand_as(input, other):
     """Broadcast ``input`` to the shape of ``other``."""
-    return broadcast_to(input, tuple(other.shape))
+    return broadcast_to(input, tuple(as_tensor(other).shape))
 
 
 def broadcast_to_shape(x, shape):
@@ -334,17 +334,29 @@ def _split_sizes(name, n, split_size_or_sections):
     return (size,) * (n // size) + ((n % size,) if n % size else ()) or (0,)
 
 
+def _at_least_1d(name, x):
+    """Splitting needs a dimension to split (a 0-d input has none)."""
+    if not x.shape:
+        raise ValueError(f"For '{name}', the input must be at least 1-D, but got a 0-D tensor.")
+    return x
+
+
 def split(tensor, split_size_or_sections, axis=0):
     """Split into pieces of one size (the last may be smaller) or of the listed sizes."""
-    x = as_tensor(tensor)
+    x = _at_least_1d("split", as_tensor(tensor))
     a = _dim("split", axis, len(x.shape))
     sizes = _split_sizes("split", x.shape[a], split_size_or_sections)
     return A.split_p(x, sizes=sizes, axis=a)
 
 
+# More sections than elements gives empty ones; beyond this many it is a mistake (2**63
+# sections would never finish).
+_MAX_EMPTY_SECTIONS = 1 << 16
+
+
 def tensor_split(input, indices_or_sections, axis=0):
     """Split into ``n`` nearly equal pieces, or at the listed indices."""
-    x = as_tensor(input)
+    x = _at_least_1d("tensor_split", as_tensor(input))
     a = _dim("tensor_split", axis, len(x.shape))
     n = x.shape[a]
     if isinstance(indices_or_sections, (tuple, list)):
@@ -362,6 +374,10 @@ def tensor_split(input, indices_or_sections, axis=0):
         if k <= 0:
             raise ValueError(f"For 'tensor_split', the number of sections must be positive, "
                              f"but got {k}.")
+        if k > max(n, _MAX_EMPTY_SECTIONS):
+            raise ValueError(f"For 'tensor_split', the number of sections ({k}) exceeds both "
+                             f"the dimension's size ({n}) and {_MAX_EMPTY_SECTIONS} (each "
+                             "section is a tensor).")
         sizes = tuple(n // k + (1 if i < n % k else 0) for i in range(k))
     return A.split_p(x, sizes=sizes, axis=a)
 
@@ -372,7 +388,7 @@ def chunk(input, chunks, axis=0):
     chunks = static_int("chunk", "chunks", chunks)
     if chunks <= 0:
         raise ValueError(f"For 'chunk', the 'chunks' must be greater than 0, but got {chunks}.")
-    a = _dim("chunk", axis, len(x.shape))
+    a = _dim("chunk", axis, len(_at_least_1d("chunk", x).shape))
     n = x.shape[a]
     size = max(-(-n // chunks), 1)
     return A.split_p(x, sizes=_split_sizes("chunk", n, size), axis=a)
@@ -380,7 +396,7 @@ def chunk(input, chunks, axis=0):
 
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of tensors with that dimension removed."""
-    x = as_tensor(input)
+    x = _at_least_1d("unbind", as_tensor(input))
     a = _dim("unbind", dim, len(x.shape), "dim")
     n = x.shape[a]
     if n == 0:
@@ -684,6 +700,7 @@ def scatter_update(input_x, indices, updates):
 
 def _tensor_scatter(name, input_x, indices, updates, accumulate):
     x = as_tensor(input_x)
+    indices = _index_tensor(name, "indices", indices)
     cols, spec = _nd_indices(name, indices, x)
     upd = as_tensor(updates)
     k = len(cols)
@@ -765,7 +782,10 @@ def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a view)."""
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, (int, np.integer)) else dims
-    axes = {_dim("flip", d, x.ndim, "dims") for d in _int_tuple("flip", dims, "dims")}
+    axes = [_dim("flip", d, x.ndim, "dims") for d in _int_tuple("flip", dims, "dims")]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"For 'flip', the 'dims' cannot contain duplicate dimensions, but got "
+                         f"{dims}.")
     spec = tuple(("slice", None, None, -1 if d in axes else None) for d in range(x.ndim))
     return A.getitem_p(x, spec=spec)
 
@@ -807,7 +827,10 @@ def rot90(input, k, dims):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
-    d0, d1 = (_dim("rot90", d, x.ndim, "dims") for d in _int_tuple("rot90", dims))
+    pair = _int_tuple("rot90", dims, "dims")
+    if len(pair) != 2:
+        raise ValueError(f"For 'rot90', the 'dims' must be a pair of dimensions, but got {dims}.")
+    d0, d1 = (_dim("rot90", d, x.ndim, "dims") for d in pair)
     if d0 == d1:
         raise ValueError("For 'rot90', the two 'dims' must differ.")
     k = static_int("rot90", "k", k) % 4
@@ -1121,6 +1144,9 @@ def atleast_3d(inputs):
 
 def dstack(tensors):
     """Concatenate along axis 2 after ``atleast_3d``."""
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"For 'dstack', the 'tensors' must be a tuple or list of Tensors, but "
+                        f"got {type(tensors).__name__}.")
     return concat(atleast_3d(list(tensors)), 2)
 
 
@@ -1201,7 +1227,10 @@ def sequence_mask(lengths, maxlen=None):
     length."""
     lengths = _tensor_arg("sequence_mask", "lengths", lengths)
     if maxlen is None:
-        maxlen = int(lengths.asnumpy().max()) if lengths.size else 0
+        top = lengths.asnumpy().max() if lengths.size else 0
+        if not np.isfinite(top):
+            raise ValueError("For 'sequence_mask', the 'lengths' must be finite.")
+        maxlen = int(top)
     maxlen = static_int("sequence_mask", "maxlen", maxlen)
     if maxlen <= 0:
         raise ValueError(f"For 'sequence_mask', the 'maxlen' must be positive, but got {maxlen}.")
@@ -1238,6 +1267,10 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):
     """``input`` with ``input[start:end:step]`` along ``axis`` replaced by ``src``."""
     x = as_tensor(input)
     a = _dim("slice_scatter", axis, x.ndim)
+    start, end, step = (None if v is None else static_int("slice_scatter", n, v)
+                        for n, v in (("start", start), ("end", end), ("step", step)))
+    if step == 0:
+        raise ValueError("For 'slice_scatter', the 'step' cannot be 0.")
     positions = list(range(x.shape[a]))[builtins.slice(start, end, step)]
     return _replace_along("slice_scatter", x, as_tensor(src), a, positions)
 
@@ -1270,6 +1303,9 @@ def _unsorted_segment(name, reduce, x, segment_ids, num_segments):
     x = _tensor_arg(name, "input_x", x)
     ids = _index_tensor(name, "segment_ids", segment_ids)
     num = static_int(name, "num_segments", num_segments)
+    if not 0 <= num < 2 ** 62:
+        raise ValueError(f"For '{name}', the 'num_segments' must be a non-negative int below "
+                         f"2**62, but got {num}.")
     if tuple(x.shape[:ids.ndim]) != tuple(ids.shape):
         raise ValueError(f"For '{name}', the shape of 'segment_ids' {tuple(ids.shape)} must be "
                          f"a prefix of the shape of 'input_x' {tuple(x.shape)}.")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numbers
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -133,27 +135,39 @@ def empty_like(input, *, dtype=None, device=None):
 
 
 # --------------------------------------------------------------------------- Tensor.new_*
+def _own_dtype(name, input):
+    if not isinstance(input, P._Tensor):
+        raise TypeError(f"For '{name}', the 'input' must be a Tensor, but got "
+                        f"{type(input).__name__}.")
+    return input._data.dtype
+
+
 def new_zeros(input, size, dtype=None):
     """``Tensor.new_zeros(size, dtype=None)``: zeros with ``input``'s dtype by default."""
-    return _fill(_shape("new_zeros", size), _dtype("new_zeros", dtype, input._data.dtype),
+    return _fill(_shape("new_zeros", size),
+                 _dtype("new_zeros", dtype, _own_dtype("new_zeros", input)),
                  0)
 
 
 def new_ones(input, size, dtype=None):
     """``Tensor.new_ones(size, dtype=None)``: ones with ``input``'s dtype by default."""
-    return _fill(_shape("new_ones", size), _dtype("new_ones", dtype, input._data.dtype), 1)
+    return _fill(_shape("new_ones", size),
+                 _dtype("new_ones", dtype, _own_dtype("new_ones", input)),
+                 1)
 
 
 def new_full(input, size, fill_value, *, dtype=None):
     """``Tensor.new_full(size, fill_value, *, dtype=None)``: ``input``'s dtype by default."""
     value = _number("new_full", "fill_value", fill_value)
-    return _fill(_shape("new_full", size), _dtype("new_full", dtype, input._data.dtype),
+    return _fill(_shape("new_full", size),
+                 _dtype("new_full", dtype, _own_dtype("new_full", input)),
                  value)
 
 
 def new_empty(input, size, *, dtype=None, device=None):
     """``Tensor.new_empty(size, *, dtype=None)``: ``input``'s dtype by default (zeros)."""
-    return _fill(_shape("new_empty", size), _dtype("new_empty", dtype, input._data.dtype),
+    return _fill(_shape("new_empty", size),
+                 _dtype("new_empty", dtype, _own_dtype("new_empty", input)),
                  0)
 
 
@@ -217,6 +231,10 @@ def range(start, end, step, maxlen=1000000):  # noqa: A001  (MindSpore's name)
     if delta == 0 or (hi - lo) * delta < 0:
         raise ValueError(f"For 'range', the 'step' must move from 'start' ({lo}) towards 'end' "
                          f"({hi}), but got {delta}.")
+    maxlen = static_int("range", "maxlen", maxlen)
+    if not all(math.isfinite(v) for v in (lo, hi, delta)):
+        raise ValueError(f"For 'range', 'start', 'end' and 'step' must be finite, but got "
+                         f"{lo}, {hi} and {delta}.")
     count = int(np.ceil((hi - lo) / delta))
     if count > maxlen:
         raise ValueError(f"For 'range', the number of values {count} exceeds 'maxlen' {maxlen}.")
@@ -226,6 +244,7 @@ def range(start, end, step, maxlen=1000000):  # noqa: A001  (MindSpore's name)
 def _triangle_indices(name, row, col, offset, dtype, lower):
     row, col = static_int(name, "row", row), static_int(name, "col", col)
     offset = static_int(name, "offset", offset)
+    offset = max(-row, min(col, offset))    # beyond these every (or no) element is taken
     pick = np.tril_indices if lower else np.triu_indices
     return P._Tensor(np.stack(pick(row, offset, col)).astype(_dtype(name, dtype, _INT64)))
 

@@ -24,16 +24,16 @@ def _int(v):
 
 def _tensor_entry(e):
     if e._data.dtype.kind not in "biu":
-        raise IndexError(f"The tensor index must be int or bool type, but got {e.dtype}.")
+        raise _bad_index(f"The tensor index must be int or bool type, but got {e.dtype}.")
     return e
 
 
 def _sequence_entry(e):
     if isinstance(e, (list, tuple)) and len(e) == 0:
-        raise IndexError("When tensor is indexed by list, the list can't be empty.")
+        raise _bad_index("When tensor is indexed by list, the list can't be empty.")
     arr = np.asarray(e)
     if arr.dtype.kind not in "biu":
-        raise IndexError(f"The tensor index must be int or bool type, but got a "
+        raise _bad_index(f"The tensor index must be int or bool type, but got a "
                          f"{type(e).__name__} of {arr.dtype}.")
     return P.wrap(arr)
 
@@ -59,11 +59,11 @@ def normalize_index(index):
         elif e is Ellipsis:
             ellipses += 1
             if ellipses > 1:
-                raise IndexError("An index can only have a single ellipsis('...')")
+                raise _bad_index("An index can only have a single ellipsis('...')")
             spec.append(("ellipsis",))
         elif isinstance(e, (bool, np.bool_)):
             if not e:
-                raise IndexError("When tensor is indexed by a bool object, the value only "
+                raise _bad_index("When tensor is indexed by a bool object, the value only "
                                  "support 'True'.")
             spec.append(("const", True))
         elif isinstance(e, (int, np.integer)):
@@ -77,8 +77,15 @@ def normalize_index(index):
             spec.append(("tensor", len(tensors)))
             tensors.append(_sequence_entry(e))
         else:
-            raise IndexError(f"{_SUPPORTED}, but got {e!r} with type {type(e)}")
+            raise _bad_index(f"{_SUPPORTED}, but got {e!r} with type {type(e)}")
     return tuple(spec), tensors
+
+
+def _bad_index(message):
+    """MindSpore's indexing message, prefixed with the op the user called (``getitem``,
+    ``Tensor.__setitem__``, ...)."""
+    from ._utils import calling_op
+    return IndexError(f"For '{calling_op()[0]}', {message}")
 
 
 def getitem(x, index):

@@ -13,7 +13,7 @@ from .._prims import math as M
 from .._prims import specfun as _S
 from .._prims.array import cast_p
 from .._prims.special import identity_p
-from ._utils import to_np_dtype
+from ._utils import as_tensor, dtype_arg, static_int
 
 # ----------------------------------------------------------------- arithmetic
 
@@ -262,6 +262,10 @@ def ceil(input):
 def round(input, *, decimals=0):
     """Round half to even; ``decimals`` rounds to that many decimal places."""
     if decimals:
+        decimals = static_int("round", "decimals", decimals)
+        if abs(decimals) > 308:             # beyond float64's exponent range
+            raise ValueError(f"For 'round', the 'decimals' must be in [-308, 308], but got "
+                             f"{decimals}.")
         scale = 10.0 ** decimals
         return M.div_p(M.round_p(M.mul_p(input, scale)), scale)
     return M.round_p(input)
@@ -409,8 +413,8 @@ def xdivy(x, y):
 
 
 def hypot(input, other):
-    """``sqrt(input**2 + other**2)``."""
-    return M.sqrt_p(M.add_p(M.mul_p(input, input), M.mul_p(other, other)))
+    """``sqrt(input**2 + other**2)`` without overflow; integers and bool give Float32."""
+    return M.hypot_p(input, other)
 
 
 def deg2rad(x):
@@ -425,6 +429,8 @@ def rad2deg(x):
 
 def logit(input, eps=None):
     """``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped to ``[eps, 1 - eps]``."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"For 'logit', the 'eps' must be a float, but got {type(eps).__name__}.")
     p = input if eps is None else clamp(input, eps, 1.0 - eps)
     return M.log_p(M.div_p(p, M.sub_p(1.0, p)))
 
@@ -479,6 +485,7 @@ def isneginf(input):
 
 def heaviside(input, values):
     """0 where ``input < 0``, 1 where ``input > 0`` and ``values`` where it is 0."""
+    input = as_tensor(input)
     step = M.where_p(M.greater_p(input, 0), 1, 0)
     return cast_p(M.where_p(M.equal_p(input, 0), values, step), dtype=input._data.dtype)
 
@@ -626,6 +633,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal_all(x, y):
     """Whether both tensors have the same shape and equal elements (a Python bool)."""
     from .._prims.reduce import all_p
+    x, y = as_tensor(x), as_tensor(y)
     return bool(x.shape == y.shape and all_p(M.equal_p(x, y)).item())
 
 
@@ -753,8 +761,8 @@ def threshold(input, thr, value):
 
 
 def cast(input, dtype):
-    """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name)."""
-    return cast_p(input, dtype=to_np_dtype(dtype))
+    """Cast to ``dtype`` (a MindSpore dtype, NumPy dtype or name; None is a TypeError)."""
+    return cast_p(as_tensor(input), dtype=dtype_arg("Cast", dtype))
 
 
 def lgamma(input):
@@ -787,7 +795,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     """Scale ``x`` (a tensor or a tuple/list of tensors, clipped jointly) so its total
     ``norm_type``-norm is at most ``max_norm``: ``x * min(1, max_norm / (norm + 1e-6))``."""
     from ._reduce import vector_norm
-    tensors = list(x) if isinstance(x, (tuple, list)) else [x]
+    tensors = [as_tensor(t) for t in (x if isinstance(x, (tuple, list)) else [x])]
     norms = [vector_norm(t, norm_type) for t in tensors]
     if len(norms) == 1:
         total = norms[0]
@@ -805,7 +813,7 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``)."""
     from .._prims.reduce import sum_p, normalize_axis
-    x1 = x1 if hasattr(x1, "_data") else cast_p(x1, dtype=np.dtype(np.float32))
+    x1, x2 = as_tensor(x1), as_tensor(x2)
     axis = normalize_axis("cosine_similarity", dim, max(len(x1.shape), len(x2.shape)))
     dot = sum_p(M.mul_p(x1, x2), axis=axis, keepdims=False)
     n1 = M.sqrt_p(sum_p(M.mul_p(x1, x1), axis=axis, keepdims=False))
@@ -818,6 +826,7 @@ def pdist(input, p=2.0):
     ``(N*(N-1)/2,)``."""
     from .._prims.array import getitem_p
     from ._linalg import cdist
+    input = as_tensor(input)
     if len(input.shape) != 2:
         raise ValueError(f"For 'pdist', the 'input' must be 2-D, but got {len(input.shape)}-D.")
     n = input.shape[0]

@@ -17,7 +17,7 @@ from .._prims import math as M
 from .._prims import random as RP
 from .._prims.reduce import amax_p
 from ._indexing import getitem
-from ._utils import is_tensor, static_shape
+from ._utils import is_tensor, static_int, static_shape
 
 # --------------------------------------------------------------------------- keys and arguments
 
@@ -251,8 +251,8 @@ def random_like(input, from_=0, to=None, seed=None):
     dt = input._data.dtype
     if to is None:
         to = _largest_exact_integer(dt) + 1
-    return _cast(RP.uniform_int_p(_key("random_like", seed), shape=input.shape, low=int(from_),
-                                  high=int(to), dtype=np.dtype(np.int64)), dt)
+    return _cast(RP.uniform_int_p(_key("random_like", seed), shape=input.shape, low=static_int("random_like", "from_", from_),
+                                  high=static_int("random_like", "to", to), dtype=np.dtype(np.int64)), dt)
 
 
 def _largest_exact_integer(dt):

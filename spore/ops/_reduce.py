@@ -16,7 +16,7 @@ from .._prims import math as M
 from .._prims import reduce as R
 from .._prims.array import cast_p, gather_d_p, reshape_p, transpose_p
 from .._prims.special import stop_gradient_p
-from ._utils import as_tensor, normalize_dim, to_np_dtype
+from ._utils import as_tensor, normalize_dim, static_int, to_np_dtype
 
 _FLOAT32 = np.dtype(np.float32)
 _INT32 = np.dtype(np.int32)
@@ -268,7 +268,12 @@ def var(input, axis=None, ddof=0, keepdims=False):
     ax = _axis("var", x, axis)
     d = M.sub_p(x, R.mean_p(x, axis=ax, keepdims=True))
     ss = R.sum_p(M.mul_p(d, d), axis=ax, keepdims=bool(keepdims))
-    return M.div_p(ss, float(R.reduced_count(tuple(x.shape), ax) - int(ddof)))
+    return M.div_p(ss, float(R.reduced_count(tuple(x.shape), ax) - _ddof("var", ddof)))
+
+
+def _ddof(name, ddof):
+    """``ddof`` as an int (``True`` is 1, as MindSpore)."""
+    return int(ddof) if isinstance(ddof, bool) else static_int(name, "ddof", ddof)
 
 
 def std(input, axis=None, ddof=0, keepdims=False):
@@ -313,10 +318,14 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
 
 
 def _safe_sqrt(s):
-    """``sqrt(s)`` whose gradient at ``s == 0`` is 0 rather than NaN (the subgradient at a
-    zero vector that PyTorch and MindSpore's norms use)."""
-    positive = M.greater_p(s, 0)
-    return M.where_p(positive, M.sqrt_p(M.where_p(positive, s, 1)), 0)
+    """``sqrt(s)`` whose gradient at ``s == 0`` is 0 rather than NaN (the zero subgradient
+    at a zero vector, as PyTorch and MindSpore's ``LpNorm``; see docs/compatibility.md).
+
+    Only exact zeros are guarded: a NaN sum stays NaN, and so does its gradient, as in
+    MindSpore (a ``s > 0`` guard would turn NaN into 0).
+    """
+    zero = M.equal_p(s, 0)
+    return M.where_p(zero, 0, M.sqrt_p(M.where_p(zero, 1, s)))
 
 
 def _real(x):
@@ -338,6 +347,9 @@ def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):
     if rows == cols:
         raise ValueError(f"For 'matrix_norm', the two 'axis' entries must differ, got {axis}.")
     both = tuple(sorted((rows, cols)))
+    if not isinstance(ord, (str, int, float)):
+        raise ValueError(f"For 'matrix_norm', unsupported 'ord' {ord!r}; expected 'fro', 'nuc', "
+                         "inf, -inf, 1, -1, 2 or -2.")
     if ord == "fro":
         return vector_norm(x, 2, both, keepdims)
     if ord in ("nuc", 2, -2):

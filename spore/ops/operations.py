@@ -15,6 +15,14 @@ def _ops():
     return ops
 
 
+def _tensor_input(prim, value, arg="x"):
+    """``value`` when it is a Tensor; otherwise a TypeError naming the primitive class."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{type(prim).__name__}', the input '{arg}' must be a Tensor, "
+                        f"but got {type(value).__name__}.")
+    return value
+
+
 class Primitive:
     """Base of the primitive classes: a named op with attributes."""
 
@@ -134,6 +142,7 @@ class Xlogy(Primitive):
 class L2Loss(Primitive):
     """``sum(x ** 2) / 2``."""
     def __call__(self, x):
+        x = _tensor_input(self, x)
         return (x * x).sum() / 2
 
 
@@ -145,6 +154,7 @@ class BiasAdd(Primitive):
         self.data_format = data_format
 
     def __call__(self, x, bias):
+        x, bias = _tensor_input(self, x, "input_x"), _tensor_input(self, bias, "bias")
         if self.data_format == "NHWC" or x.ndim < 2:
             return x + bias
         shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -153,27 +163,27 @@ class BiasAdd(Primitive):
 
 class Shape(Primitive):
     def __call__(self, x):
-        return tuple(x.shape)
+        return tuple(_tensor_input(self, x).shape)
 
 
 class TensorShape(Primitive):
     def __call__(self, x):
-        return Tensor(list(x.shape), D.int64)
+        return Tensor(list(_tensor_input(self, x).shape), D.int64)
 
 
 class Rank(Primitive):
     def __call__(self, x):
-        return x.ndim
+        return _tensor_input(self, x).ndim
 
 
 class Size(Primitive):
     def __call__(self, x):
-        return x.size
+        return _tensor_input(self, x).size
 
 
 class DType(Primitive):
     def __call__(self, x):
-        return x.dtype
+        return _tensor_input(self, x).dtype
 
 
 class Fill(Primitive):
@@ -183,6 +193,12 @@ class Fill(Primitive):
 
 class InvertPermutation(Primitive):
     def __call__(self, x):
+        if not isinstance(x, (tuple, list)) or not all(type(p) is int for p in x):
+            raise TypeError(f"For 'InvertPermutation', the input must be a tuple of ints, but "
+                            f"got {type(x).__name__}.")
+        if sorted(x) != list(range(len(x))):
+            raise ValueError(f"For 'InvertPermutation', the input must be a tuple of ints that "
+                             f"is a permutation of 0..n-1, but got {x!r}.")
         perm = list(x)
         inv = [0] * len(perm)
         for i, p in enumerate(perm):
@@ -335,7 +351,12 @@ class Split(Primitive):
         self.axis, self.output_num = axis, output_num
 
     def __call__(self, x):
-        size = x.shape[self.axis] // self.output_num
+        x = _tensor_input(self, x)
+        axis = _ops()._utils.normalize_dim("Split", self.axis, x.ndim)
+        if not isinstance(self.output_num, int) or self.output_num <= 0:
+            raise ValueError(f"For 'Split', the 'output_num' must be a positive int, but got "
+                             f"{self.output_num!r}.")
+        size = x.shape[axis] // self.output_num
         return tuple(_ops().split(x, size, self.axis))
 
 
@@ -468,6 +489,7 @@ class L2Normalize(Primitive):
 
     def __call__(self, x):
         ops = _ops()
+        x = _tensor_input(self, x)
         norm = ops.sqrt(ops.maximum((x * x).sum(self.axis, keepdims=True), self.epsilon ** 2))
         return x / norm
 
@@ -495,7 +517,9 @@ class LayerNorm(Primitive):
 
     def __call__(self, x, gamma, beta):
         ops = _ops()
-        axis = self.begin_norm_axis % x.ndim
+        x = _tensor_input(self, x, "input_x")
+        axis = ops._utils.normalize_dim("LayerNorm", self.begin_norm_axis, x.ndim,
+                                        "begin_norm_axis")
         axes = tuple(range(axis, x.ndim))
         mean = ops.mean(x, axes, True)
         var = ops.mean((x - mean) * (x - mean), axes, True)
@@ -607,12 +631,15 @@ class StandardNormal(_Random):
 
 class UniformReal(_Random):
     def __call__(self, shape):
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError(f"For 'UniformReal', the 'shape' must be a tuple of ints, but got "
+                            f"{type(shape).__name__}.")
         return _ops().rand(*shape, seed=self.seed)
 
 
 class UniformInt(_Random):
     def __call__(self, shape, minval, maxval):
-        return _ops().cast(_ops().randint(int(minval), int(maxval), shape, seed=self.seed),
+        return _ops().cast(_ops().randint(minval, maxval, shape, seed=self.seed),
                            D.int32)
 
 

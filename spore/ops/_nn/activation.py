@@ -57,6 +57,8 @@ def _dropout(op, input, p, training, seed, channel_dims):
     require_tensor(op, "input", input)
     if not training or p == 0.0:
         return input
+    if seed is not None and not is_int(seed):
+        raise TypeError(f"For '{op}', the 'seed' must be int, but got {type(seed).__name__}.")
     key = R.key_tensor(seed)
     out, _ = dropout_p(input, key, p=p, channel_dims=channel_dims)
     return out

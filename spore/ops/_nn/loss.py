@@ -16,8 +16,8 @@ from ..._prims.array import cast_p, gather_d_p, reshape_p
 from ..._prims.nn import log_softmax_p, nll_loss_p
 from ..._prims.reduce import mean_p, sum_p
 from ..._prims.special import stop_gradient_p
-from .._utils import public_functions
-from ._args import check_reduction, require_tensor
+from .._utils import as_tensor, public_functions
+from ._args import check_reduction, is_int, require_tensor
 
 _LOG_EPS = 1e-12    # MindSpore's BinaryCrossEntropy clamps probabilities to this
 
@@ -57,8 +57,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         label_smoothing (float): mix the target with the uniform distribution:
             ``(1 - e) * target + e / C``.
     """
-    op = "cross_entropy_loss"
+    op = "cross_entropy_loss"     # MindSpore 2.10 words its errors so
     check_reduction(op, reduction)
+    if not is_int(ignore_index):
+        raise TypeError(f"For '{op}', the 'ignore_index' must be int, but got "
+                        f"{type(ignore_index).__name__}.")
     require_tensor(op, "input", input)
     require_tensor(op, "target", target)
     logp = log_softmax_p(input, axis=1 if input.ndim > 1 else 0)
@@ -141,9 +144,16 @@ def l1_loss(input, target, reduction="mean"):
     return _reduce(M.abs_p(M.sub_p(input, target)), reduction)
 
 
+def _require_number(op, arg, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"For '{op}', the '{arg}' must be a number, but got "
+                        f"{type(value).__name__}.")
+
+
 def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta = 0``: L1)."""
     check_reduction("smooth_l1_loss", reduction)
+    _require_number("smooth_l1_loss", "beta", beta)
     if beta < 0:
         raise ValueError(f"For 'smooth_l1_loss', the 'beta' must be non-negative, but got "
                          f"{beta}.")
@@ -157,6 +167,7 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
 def huber_loss(input, target, reduction="mean", delta=1.0):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     check_reduction("huber_loss", reduction)
+    _require_number("huber_loss", "delta", delta)
     if delta <= 0:
         raise ValueError(f"For 'huber_loss', the 'delta' must be positive, but got {delta}.")
     d = M.abs_p(M.sub_p(input, target))
@@ -233,6 +244,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """``1 - cos(x1, x2)`` where the target is 1, ``max(0, cos - margin)`` where it is -1
     (cosine along the last axis)."""
     check_reduction("cosine_embedding_loss", reduction)
+    input1, input2 = as_tensor(input1), as_tensor(input2)
     axis = (input1.ndim - 1,)
     dot = sum_p(M.mul_p(input1, input2), axis=axis, keepdims=False)
     n1 = sum_p(M.mul_p(input1, input1), axis=axis, keepdims=False)
@@ -257,6 +269,7 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
 def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
     """``-mean_c w_c (y log sigmoid(x) + (1 - y) log sigmoid(-x))`` per sample, reduced."""
     check_reduction("multilabel_soft_margin_loss", reduction)
+    input = as_tensor(input)
     log_sig = M.neg_p(M.add_p(M.log1p_p(M.exp_p(M.neg_p(M.abs_p(input)))),
                               M.relu_p(M.neg_p(input))))
     log_sig_neg = M.sub_p(log_sig, input)
@@ -268,6 +281,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
 
 def _p_distance(x, y, p, eps):
     """``||x - y + eps||_p`` along the last axis (PyTorch's pairwise_distance)."""
+    x = as_tensor(x)
     diff = M.abs_p(M.add_p(M.sub_p(x, y), eps))
     return M.pow_p(sum_p(M.pow_p(diff, p), axis=(x.ndim - 1,), keepdims=False), 1.0 / p)
 
@@ -277,6 +291,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the p-norm distance along the last
     axis; ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
     check_reduction("triplet_margin_loss", reduction)
+    _require_number("triplet_margin_loss", "p", p)
     if p <= 0:
         raise ValueError(f"For 'triplet_margin_loss', the 'p' must be positive, but got {p}.")
     d_pos = _p_distance(anchor, positive, p, eps)

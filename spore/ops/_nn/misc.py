@@ -43,6 +43,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                              f"{rows}), but got {padding_idx}.")
         pad = int(padding_idx) % rows
     if max_norm is not None:
+        for arg, v in (("max_norm", max_norm), ("norm_type", norm_type)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"For 'embedding', the '{arg}' must be a number, but got "
+                                f"{type(v).__name__}.")
         _renorm_rows(weight, input, float(max_norm), float(norm_type))
     return embedding_lookup_p(weight, input, padding_idx=pad,
                               scale_grad_by_freq=bool(scale_grad_by_freq))

@@ -84,6 +84,9 @@ def _affine_pair(x, weight, bias):
 
 
 def _normalized_axis(op, x, normalized_shape):
+    if not is_int(normalized_shape) and not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(f"For '{op}', the 'normalized_shape' must be an int or a tuple of ints, "
+                        f"but got {type(normalized_shape).__name__}.")
     shape = (normalized_shape,) if is_int(normalized_shape) else tuple(normalized_shape)
     if not shape or len(shape) > x.ndim or tuple(x.shape[x.ndim - len(shape):]) != shape:
         raise ValueError(f"For '{op}', the 'normalized_shape' {list(shape)} must match the "
@@ -118,7 +121,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                          f"but got shape {list(input.shape)}.")
     c = input.shape[1]
     if not is_int(num_groups) or num_groups <= 0 or c % num_groups:
-        raise ValueError(f"For GroupNorm, the 'num_channels' must be divided by 'num_groups', "
+        raise ValueError(f"For '{op}', the 'num_channels' must be divided by 'num_groups', "
                          f"but got 'num_channels': {c} ,'num_groups': {num_groups}")
     n, g = input.shape[0], int(num_groups)
     grouped = reshape_p(input, shape=(n, g, input.size // (n * g)))

@@ -276,6 +276,9 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     k = int_tuple(op, "kernel_size", kernel_size, 1)[0]
     s = k if stride is None else int_tuple(op, "stride", stride, 1)[0]
     x4 = reshape_p(x, shape=(1,) * (3 - x.ndim) + x.shape[:-1] + (1, x.shape[-1]))
+    if isinstance(norm_type, bool) or not isinstance(norm_type, (int, float)):
+        raise TypeError(f"For 'lp_pool1d', the 'norm_type' must be a number, but got "
+                        f"{type(norm_type).__name__}.")
     y = _lp_pool(x4, float(norm_type), (1, k), (1, s), ceil_mode)
     return reshape_p(y, shape=x.shape[:-1] + (y.shape[-1],))
 
