@@ -13,6 +13,8 @@ or with 0 when none is set).
 from __future__ import annotations
 
 import os
+import random
+import sys
 import threading
 
 import numpy as np
@@ -42,11 +44,12 @@ def set_seed(seed):
     _base = seed
     _counter = 0
     np.random.seed(seed)
-    try:
-        from .dataset import config as _ds_config
-        _ds_config.set_seed(seed)
-    except ImportError:  # pragma: no cover - dataset is part of the package
-        pass
+    random.seed(seed)
+    # the dataset pipeline's seed, without importing spore.dataset here (layering: a
+    # pipeline imported later starts from get_seed(), see dataset/config.py)
+    ds_config = sys.modules.get("spore.dataset.config")
+    if ds_config is not None:
+        ds_config.set_seed(seed)
 
 
 def get_seed():

@@ -183,3 +183,15 @@ def test_the_same_program_prints_the_same_numbers_in_a_new_process():
     assert first[0] == second[0]          # an op seed alone repeats from run to run
     assert first[1] != second[1]          # no seed at all: a new stream per run
     assert first[2] == second[2]          # set_seed repeats
+
+
+def test_set_seed_does_not_import_the_dataset_package_and_a_later_pipeline_uses_it():
+    import subprocess
+    import sys
+    code = ("import sys, spore as ms; ms.set_seed(123); "
+            "assert 'spore.dataset' not in sys.modules; "
+            "from spore.dataset import config; assert config.get_seed() == 123 "
+            "and config.seed_is_set(); print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr

@@ -425,6 +425,16 @@ def jvp(fn, inputs, v, has_aux=False):
     return out, jv
 
 
+def _stack(tensors, axis=0):
+    """Equal-shaped tensors joined along a new axis (primitives only: this layer sits
+    below ``spore.ops``)."""
+    from .._prims.array import concat_p, reshape_p
+    shape = tuple(tensors[0].shape)
+    a = axis % (len(shape) + 1)
+    new = shape[:a] + (1,) + shape[a:]
+    return concat_p(*[reshape_p(t, shape=new) for t in tensors], axis=a)
+
+
 def _restructure(template, it):
     if _is_tensor(template):
         return next(it)
@@ -442,7 +452,6 @@ def _basis(t, k):
 def jacrev(fn, grad_position=0, has_aux=False):
     """Jacobian by reverse mode: ``out.shape + input.shape`` per differentiated input."""
     from .._prims.array import reshape_p
-    from ..ops import stack
 
     def jac_fn(*args):
         positions, single = _normalize_positions(grad_position, len(args))
@@ -463,7 +472,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
         for p in positions:
             a = args[p]
             if rows[p]:
-                j = reshape_p(stack(rows[p], 0), shape=tuple(out.shape) + tuple(a.shape))
+                j = reshape_p(_stack(rows[p], 0), shape=tuple(out.shape) + tuple(a.shape))
             else:
                 j = P.wrap(np.zeros(tuple(out.shape) + tuple(a.shape), a._data.dtype))
             jacs.append(j)
@@ -477,7 +486,6 @@ def jacrev(fn, grad_position=0, has_aux=False):
 def jacfwd(fn, grad_position=0, has_aux=False):
     """Jacobian by forward mode (one jvp per input element)."""
     from .._prims.array import reshape_p, transpose_p
-    from ..ops import stack
 
     def jac_fn(*args):
         positions, single = _normalize_positions(grad_position, len(args))
@@ -501,7 +509,7 @@ def jacfwd(fn, grad_position=0, has_aux=False):
             if out is None:
                 out = f_p(a)[0] if has_aux else f_p(a)
             if cols:
-                j = stack(cols, -1)     # out.shape + (n,)
+                j = _stack(cols, -1)     # out.shape + (n,)
                 j = reshape_p(j, shape=tuple(out.shape) + tuple(a.shape))
             else:
                 j = P.wrap(np.zeros(tuple(out.shape) + tuple(a.shape), a._data.dtype))

@@ -66,8 +66,8 @@ def _cell_bprop_grad(attrs, inputs, out, dout):
 
 
 def _zeros(t):
-    from ..ops import zeros_like
-    return zeros_like(t)
+    from .api import _zeros_like
+    return _zeros_like(t)
 
 
 def call_with_bprop(cell, args, kwargs):

@@ -12,6 +12,8 @@ import random
 
 import numpy as np
 
+from .. import _random as _spore_random
+
 _DEFAULT_SEED = 5489
 _UINT32_MAX = 2 ** 32 - 1
 _INT32_MAX = 2 ** 31 - 1
@@ -19,6 +21,8 @@ _START_METHODS = ("spawn", "fork", "forkserver")
 
 _seed = _DEFAULT_SEED
 _seed_set = False
+if _spore_random.get_seed() is not None:      # spore.set_seed ran before this import
+    _seed, _seed_set = _spore_random.get_seed(), True
 _num_parallel_workers = min(8, os.cpu_count() or 1)
 _prefetch_size = 16
 _start_method = "spawn"
