@@ -367,11 +367,12 @@ class Capture:
         one ``While`` node whose loop-carried values are the tensors the body assigns."""
         from .._autodiff import tape as T
         from .control import while_p
-        if T.is_recording():
-            raise GraphBreak("a tensor while loop inside a gradient computation")
+        recording = T.is_recording()
         carried = [i for i, v in enumerate(values) if isinstance(v, P._Tensor)]
         init = [self.value_of(values[i]) for i in carried]
         traced = []
+        suspended = T.suspended()
+        suspended.__enter__()
         for fn, tag in ((cond_fn, "while_cond"), (body_fn, "while_body")):
             br = Branch(self, f"{self.graph.name}_{tag}")
             params = [Value(v.aval, role="carried") for v in init]
@@ -413,6 +414,7 @@ class Capture:
                     t._data = data
             br.graph.outputs = outs
             traced.append((br, params))
+        suspended.__exit__(None, None, None)
         (bc, pc), (bb, pb) = traced
         union = list(dict.fromkeys(bc.free_order + bb.free_order))
         for br, params in traced:
@@ -420,6 +422,8 @@ class Capture:
                                         for u in union]
         if bc.written:
             raise GraphBreak(f"the test of the while loop {where}writes a tensor")
+        if recording:
+            return self._record_while(values, carried, bc, bb, union, body_fn, where)
         node = Node(while_p, init + union,
                     {"cond": bc.graph, "body": bb.graph, "n_carried": len(init)}, (),
                     loc=user_location())
@@ -439,6 +443,80 @@ class Capture:
         for i, v in zip(carried, node.outputs):
             result[i] = _new_tensor(v)
         return tuple(result)
+
+    def _record_while(self, values, carried, bc, bb, union, body_fn, where):
+        """A tensor loop under a gradient tape: one recorded While (NOTE: [Loop
+        gradients] in control.py)."""
+        from .control import WhileCall, while_p
+        if bb.written:
+            raise GraphBreak(f"a tensor while loop {where}that writes state, inside a "
+                             "gradient computation")
+        objs = []
+        for u in union:
+            obj = bb.objs[u] if u in bb.objs else bc.objs.get(u)
+            if obj is None:
+                raise GraphBreak(f"a nested tensor loop {where}inside a gradient computation")
+            objs.append(obj)
+        call = WhileCall(body_fn, values, carried, objs)
+        outs = while_p(*[values[i] for i in carried], *objs, cond=bc.graph, body=bb.graph,
+                       n_carried=len(carried), _py=call)
+        result = list(values)
+        for i, t in zip(carried, outs):
+            result[i] = t
+        return tuple(result)
+
+    def while_grad(self, call, n, inputs, out, dout):
+        """The gradient rule of a recorded While: a WhileGrad node over the body's vjp."""
+        from .._autodiff.api import grad
+        from .._prims.array import full_p
+        from .control import while_grad_p
+        if not isinstance(dout, tuple):
+            dout = (dout,)
+        if not isinstance(out, tuple):
+            out = (out,)
+        douts = [d if d is not None else full_p(shape=o._data.shape, dtype=o._data.dtype,
+                                                 value=0) for d, o in zip(dout, out)]
+        weights = [o for o in call.objs if o._data.dtype.kind in "fcV"]
+        avals = [ShapedArray(o._data.shape, o._data.dtype) for o in out]
+
+        def vjp(*sd):
+            s, d = sd[:n], sd[n:]
+
+            def step(*ss):
+                args = list(call.values)
+                for i, t in zip(call.carried, ss):
+                    args[i] = t
+                res = call.body_fn(*args)
+                return tuple(res[i] for i in call.carried)
+            g = grad(step, tuple(range(n)), weights or None, sens_param=True)(*s, tuple(d))
+            if weights:
+                ds, dw = g
+            else:
+                ds, dw = g, ()
+            ds = (ds,) if n == 1 else tuple(ds)
+            return tuple(ds) + tuple(dw)
+        br = Branch(self, f"{self.graph.name}_while_vjp")
+        params = [Value(a, role="carried") for a in avals] + \
+            [Value(a, role="cotangent") for a in avals]
+        br.defined.update(params)
+        prev = P.set_capture(br)
+        try:
+            with P.handler_scope(lambda below: br.handle):
+                res = vjp(*[_new_tensor(v) for v in params])
+            outs = [br.value_of(t) for t in res]
+        finally:
+            P.set_capture(prev)
+        br.graph.outputs = outs
+        free = list(br.free_order)
+        br.graph.inputs = params + [br.free[u] for u in free]
+        free_objs = [br.objs[u] for u in free]
+        out_avals = tuple(avals) + tuple(ShapedArray(w._data.shape, w._data.dtype)
+                                         for w in weights)
+        grads = while_grad_p(*out, *douts, *free_objs, vjp=br.graph, n_carried=n,
+                             n_weights=len(weights), out_avals=out_avals, _py=call)
+        d_init, d_w = grads[:n], grads[n:]
+        by_obj = {id(w): g for w, g in zip(weights, d_w)}
+        return tuple(d_init) + tuple(by_obj.get(id(o)) for o in call.objs)
 
     def _defined(self, node):
         pass

@@ -62,7 +62,13 @@ def specialize(node, glob, name):
         return fusion.compile_group(attrs["group"], specialize), inputs, []
     if prim is control.while_p:
         c, b = generate(attrs["cond"]), generate(attrs["body"])
-        return control.compiled_while(c.fn, b.fn, attrs["n_carried"]), inputs, []
+        return control.compiled_while(c.fn, b.fn, attrs["n_carried"], attrs.get("_py")), \
+            inputs, []
+    if prim is control.while_grad_p:
+        v = generate(attrs["vjp"])
+        avals = [(a.shape, a.dtype) for a in attrs["out_avals"]]
+        return control.compiled_while_grad(v.fn, attrs["n_carried"], attrs["n_weights"],
+                                           attrs["_py"], avals), inputs, []
     if prim.specializer is not None:
         direct = prim.specializer(attrs, items)
         if direct is not None:

@@ -97,14 +97,96 @@ def _while_infer(attrs, *avals):
 
 
 while_p = P.Primitive("While", _make_while, kind="opaque", effect="state", writes=(),
-                      multiple_results=True, infer=_while_infer, nondiff=True,
+                      multiple_results=True, infer=_while_infer,
                       doc="While(*carried, *free; cond, body, n_carried): a loop of sub-graphs.")
 
 
-def compiled_while(cond_fn, body_fn, n):
-    def run(*args):
+def compiled_while(cond_fn, body_fn, n, call=None):
+    """The loop; with ``call`` (a loop differentiated from outside) each iteration's
+    carried values are kept on a stack for the backward loop (NOTE: [Loop gradients])."""
+    if call is None:
+        def run(*args):
+            carried, free = args[:n], args[n:]
+            while cond_fn(*carried, *free)[0]:
+                carried = body_fn(*carried, *free)
+            return carried
+        return run
+
+    def run_recording(*args):
         carried, free = args[:n], args[n:]
+        stack = []
         while cond_fn(*carried, *free)[0]:
+            stack.append(carried)
             carried = body_fn(*carried, *free)
+        call.stack = stack
         return carried
+    return run_recording
+
+
+# NOTE: [Loop gradients]
+# A tensor ``while`` under a gradient tape inside a compiled function is recorded as one
+# ``While`` whose inputs are the initial carried values and the tensors the body reads.
+# Its forward pushes each iteration's carried values on a run-time stack; its gradient is
+# a ``WhileGrad`` node that pops them in reverse, running the body's vjp (a sub-graph
+# traced once) and summing the cotangents of the tensors read. The trip count may depend
+# on tensor values: JAX's reverse mode cannot do this, MindSpore's can.
+class WhileCall:
+    """The Python side of a recorded loop: the body, its operands, the positions that are
+    carried, the tensors the body reads (inputs after the carried values), the stack."""
+
+    __slots__ = ("body_fn", "values", "carried", "objs", "stack")
+
+    def __init__(self, body_fn, values, carried, objs):
+        self.body_fn = body_fn
+        self.values = values
+        self.carried = carried
+        self.objs = objs
+        self.stack = []
+
+    def __repr__(self):
+        return "<loop body>"
+
+
+@while_p.def_grad(inputs="all", output=True)
+def _while_grad(attrs, inputs, out, dout):
+    call = attrs.get("_py")
+    capture = P.active_capture()
+    if call is None or capture is None:
+        raise RuntimeError("a While loop is differentiated only inside compiled code")
+    return capture.while_grad(call, attrs["n_carried"], inputs, out, dout)
+
+
+def _make_while_grad(xp):
+    def while_grad(*args, vjp, n_carried, n_weights, out_avals, _py):
+        raise RuntimeError("WhileGrad runs only inside compiled code")
+    return while_grad
+
+
+def _while_grad_infer(attrs, *avals):
+    return tuple(ShapedArray(a.shape, a.dtype) for a in attrs["out_avals"])
+
+
+while_grad_p = P.Primitive("WhileGrad", _make_while_grad, kind="opaque", effect="state",
+                           writes=(), multiple_results=True, infer=_while_grad_infer,
+                           nondiff=True, doc="WhileGrad(*final, *dout, *free; vjp, ...): the "
+                                             "reverse loop of a recorded While.")
+
+
+def compiled_while_grad(vjp_fn, n, n_weights, call, out_avals):
+    def run(*args):
+        d, free = args[n:2 * n], args[2 * n:]
+        acc = None
+        for s in reversed(call.stack):
+            res = vjp_fn(*s, *d, *free)
+            d, dw = res[:n], res[n:]
+            acc = dw if acc is None else tuple(a + b for a, b in zip(acc, dw))
+        if acc is None:
+            acc = tuple(xp_zeros(shape, dt) for shape, dt in out_avals[n:])
+        call.stack = []
+        return tuple(d) + tuple(acc)
     return run
+
+
+def xp_zeros(shape, dtype):
+    import numpy as np
+    return np.zeros(shape, dtype)

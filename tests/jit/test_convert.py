@@ -328,3 +328,31 @@ def test_gradient_through_a_tensor_if_against_finite_differences():
         for k, g in enumerate(got):
             np.testing.assert_allclose(g.asnumpy(), numerical_grad(f, [x.copy(), w.copy()], k),
                                        rtol=1e-5, atol=1e-7)
+
+
+def grow(x, w):
+    while x.sum() < 10.0:
+        x = x * w + 0.5
+    return (x * x).sum()
+
+
+def test_gradients_through_a_data_dependent_while_match_pynative_and_finite_differences():
+    from tests.helpers.optable import numerical_grad
+    g = ops.grad(grow, (0, 1))
+    jg = ms.jit(g)
+    w = np.array([1.5, 1.2])
+    for scale in (1.0, 3.0, 8.0):                 # different trip counts, one graph
+        x = np.array([0.5, 1.0]) * scale
+        got = jg(Tensor(x), Tensor(w))
+        want = g(Tensor(x), Tensor(w))
+
+        def f(arrays):
+            return float(grow(Tensor(arrays[0]), Tensor(arrays[1])).asnumpy())
+        for k, (a, b) in enumerate(zip(got, want)):
+            np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-10)
+            np.testing.assert_allclose(a.asnumpy(), numerical_grad(f, [x.copy(), w.copy()], k),
+                                       rtol=1e-5, atol=1e-7)
+    report = ms.jit_report(jg)
+    assert report.compiled == 1 and not report.fallbacks
+    names = [n.prim.name for n in report.graphs[0].nodes]
+    assert "While" in names and "WhileGrad" in names

@@ -22,6 +22,7 @@ CHECKED_ELSEWHERE = {
     # grad(f) is checked numerically
     "JitCall": "tests/helpers/optable.py::run_jit, tests/jit/test_jit_call.py",
     "Cond": "tests/jit/test_convert.py::test_gradient_through_a_tensor_if_against_finite_differences",
+    "While": "tests/jit/test_convert.py::test_gradients_through_a_data_dependent_while_match_pynative_and_finite_differences",
 }
 
 
