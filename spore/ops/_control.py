@@ -15,9 +15,26 @@ def cond(pred, true_fn, false_fn, *operands):
     return true_fn(*operands) if bool(pred) else false_fn(*operands)
 
 
-def _loop_error(e):
-    return ValueError(f"Invalid loop_func, please check input arguments and return value, "
-                      f"error info: {e}")
+def _loop_error(e, op="WhileLoop"):
+    return ValueError(f"For '{op}', Invalid loop_func, please check input arguments and "
+                      f"return value, error info: {e}")
+
+
+def _check_callable(op, name, fn):
+    if not callable(fn):
+        raise TypeError(f"For '{op}', the '{name}' must be callable, but got "
+                        f"{type(fn).__name__}.")
+
+
+def _check_bound(op, name, value):
+    if isinstance(value, P._Tensor):
+        if value.dtype.is_floating_point or value.ndim != 0 and value.size != 1:
+            raise TypeError(f"For '{op}', the '{name}' must be an int or a one-element int "
+                            f"tensor, but got a {value.dtype} tensor of shape {value.shape}.")
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{op}', the '{name}' must be an int or a one-element int tensor, "
+                        f"but got {type(value).__name__}.")
 
 
 def _as_state(value):
@@ -55,7 +72,12 @@ def _while(cond_func, loop_func, val, where):
     a traced tensor inside a compiled function, Python's loop otherwise."""
     capture = P.active_capture()
     while True:
-        test = cond_func(val)
+        try:
+            test = cond_func(val)
+        except Exception as e:
+            if capture is not None:
+                raise                   # a trace's own errors keep their meaning
+            raise ValueError(f"For 'WhileLoop', invalid cond_func, error info: {e}") from e
         if capture is not None and isinstance(test, P._Tensor):
             flat, tree = _flatten(val)
 
@@ -73,6 +95,8 @@ def _while(cond_func, loop_func, val, where):
         try:
             val = loop_func(val)
         except Exception as e:
+            if capture is not None:
+                raise
             raise _loop_error(e) from e
 
 
@@ -81,6 +105,8 @@ class WhileLoop:
     ``cond_func`` holds; compiled as one loop when the test is a tensor."""
 
     def __call__(self, cond_func, loop_func, init_val):
+        _check_callable("WhileLoop", "cond_func", cond_func)
+        _check_callable("WhileLoop", "loop_func", loop_func)
         return _while(cond_func, loop_func, _as_state(init_val), "in ops.WhileLoop ")
 
 
@@ -90,6 +116,9 @@ class ForiLoop:
     a traced tensor."""
 
     def __call__(self, lower, upper, loop_func, init_val, unroll=True):
+        _check_bound("ForiLoop", "lower", lower)
+        _check_bound("ForiLoop", "upper", upper)
+        _check_callable("ForiLoop", "loop_func", loop_func)
         val = _as_state(init_val)
         capture = P.active_capture()
         if capture is None or not any(isinstance(b, P._Tensor) for b in (lower, upper)):
@@ -99,7 +128,7 @@ class ForiLoop:
                 try:
                     val = loop_func(i, val)
                 except Exception as e:
-                    raise _loop_error(e) from e
+                    raise _loop_error(e, "ForiLoop") from e
             return val
         from .._tensor import Tensor
         from .. import _dtype
@@ -116,12 +145,22 @@ class Scan:
     ``(carry, [ys])``."""
 
     def __call__(self, loop_func, init, xs, length=None, unroll=True):
-        items = [None] * length if xs is None else list(xs)
+        _check_callable("Scan", "loop_func", loop_func)
+        if xs is None:
+            if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+                raise TypeError(f"For 'Scan', the 'length' must be a non-negative int when "
+                                f"'xs' is None, but got {length!r}.")
+            items = [None] * length
+        elif isinstance(xs, (list, tuple)) or (isinstance(xs, P._Tensor) and xs.ndim > 0):
+            items = list(xs)
+        else:
+            raise TypeError(f"For 'Scan', the 'xs' must be a list, a tuple, a tensor of at "
+                            f"least one dimension or None, but got {type(xs).__name__}.")
         carry, ys = init, []
         for x in items:
             try:
                 carry, y = loop_func(carry, x)
             except Exception as e:
-                raise _loop_error(e) from e
+                raise _loop_error(e, "Scan") from e
             ys.append(y)
         return carry, ys
