@@ -205,7 +205,11 @@ def mT(self):
 
 
 def contiguous(self):
-    if self._data.flags.c_contiguous:
+    data = self._data
+    if type(data) is not np.ndarray and not hasattr(type(data), "flags"):
+        from ._prims.special import contiguous_p     # a traced tensor: decided at run time
+        return contiguous_p(self)
+    if data.flags.c_contiguous:
         return self
     return copy_p(self)
 

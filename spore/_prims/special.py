@@ -146,3 +146,14 @@ def _make_py_print(xp):
 # ("concat", pieces of an f-string).
 py_print_p = Primitive("PyPrint", _make_py_print, kind="opaque", effect="print", nondiff=True,
                        infer=_print_infer)
+
+
+# ``Tensor.contiguous()`` of a traced tensor: its layout is known only at run time, where
+# the kernel returns the array itself when it is C-contiguous (as PyNative returns self).
+contiguous_p = Primitive("Contiguous", lambda xp: xp.ascontiguousarray, kind="opaque",
+                         n_inputs=1, infer=_same_infer, aliases=(0,))
+
+
+@contiguous_p.def_grad()
+def _contiguous_grad(attrs, inputs, out, dout):
+    return (dout,)

@@ -12,6 +12,7 @@ names.
 from __future__ import annotations
 
 import collections
+import functools
 import warnings
 import itertools
 import re
@@ -48,6 +49,23 @@ class Cell:
         auto_prefix: prefix the parameter names of child cells with their attribute name.
         flags: stored for compatibility.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        """Cells built while a function is compiled are built once, with real values
+        (ops in ``__init__`` run eagerly, as MindSpore builds them at compile time)."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_builds_eagerly", False):
+            return
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            if _P.active_capture() is None:
+                return init(self, *args, **kw)
+            with _P.paused():
+                return init(self, *args, **kw)
+        __init__._builds_eagerly = True
+        cls.__init__ = __init__
 
     def __init__(self, auto_prefix=True, flags=None):
         d = self.__dict__

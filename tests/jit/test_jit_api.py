@@ -317,3 +317,26 @@ def test_a_value_dependent_op_names_itself_in_the_fallback():
     with pytest.warns(RuntimeWarning, match=r"inside ops\.unique_consecutive"):
         out = f(Tensor(np.array([1, 1, 2, 2, 1], np.int32)))
     np.testing.assert_array_equal(out.asnumpy(), [1, 2, 1])
+
+
+def test_a_cell_built_inside_a_compiled_function_holds_real_tensors():
+    class Buffered(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.buf = ops.ones((3,), ms.float32) * 2      # ops in __init__ run eagerly
+            self.fc = nn.Dense(3, 3)
+
+        def construct(self, x):
+            return self.fc(x) + self.buf
+    made = []
+
+    @ms.jit
+    def run(x):
+        cell = Buffered()
+        made.append(cell)
+        return cell(x)
+    x = _t(2, 3)
+    out = run(x)
+    (cell,) = made
+    np.testing.assert_array_equal(cell.buf.asnumpy(), [2, 2, 2])      # a real array
+    np.testing.assert_allclose(cell(x).asnumpy(), out.asnumpy(), rtol=1e-6)

@@ -12,6 +12,7 @@ from hypothesis import given, strategies as st
 import spore as ms
 from spore import ops, Tensor
 from spore.ops._array import mirror_pad
+from spore._prims.special import contiguous_p
 from spore._core import primitive as P
 from tests.helpers.optable import _InferChecker, OpCase, make_inputs, table_tests
 
@@ -408,6 +409,9 @@ MORE = [
            (2, 5)),
     OpCase("mirror_pad-symmetric", lambda x: mirror_pad(x, ((2, 1), (0, 3)), "SYMMETRIC"),
            lambda x: np.pad(x, ((2, 1), (0, 3)), mode="symmetric"), (3, 4)),
+    # the primitive Tensor.contiguous() uses on traced tensors
+    OpCase("contiguous-primitive", lambda x: contiguous_p(x.T),
+           lambda x: np.ascontiguousarray(x.T), (3, 4)),
 ]
 
 ALL = SHAPE + JOIN + REPEAT + GATHER + SCATTER + ORDER + MATRIX + PAD + MORE
