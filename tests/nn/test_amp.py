@@ -256,6 +256,17 @@ def test_managers_are_also_in_spore_train():
     assert issubclass(amp.DynamicLossScaleManager, ms.train.LossScaleManager)
 
 
+def test_mindspore_module_paths_of_amp():
+    # older MindSpore programs import from these modules
+    from spore.train import amp as train_amp
+    from spore.train import loss_scale_manager
+    assert loss_scale_manager.FixedLossScaleManager is amp.FixedLossScaleManager
+    assert loss_scale_manager.DynamicLossScaleManager is amp.DynamicLossScaleManager
+    assert loss_scale_manager.LossScaleManager is amp.LossScaleManager
+    assert train_amp.build_train_network is amp.build_train_network
+    assert train_amp.auto_mixed_precision is amp.auto_mixed_precision
+
+
 def test_loss_scalers_and_all_finite():
     static = amp.StaticLossScaler(1024)
     (scaled,) = static.scale((Tensor(1.0),))
