@@ -81,10 +81,7 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def from_numpy(array):
-    """A Tensor sharing memory with a NumPy array (no copy, unlike ``Tensor(array)``)."""
-    import numpy as _np
-    return Tensor._from_array(_np.asarray(array))
+from_numpy = Tensor.from_numpy
 
 
 _recursion_limit = 1000

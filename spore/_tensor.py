@@ -104,6 +104,20 @@ class Tensor:
 
     numpy = asnumpy
 
+    @staticmethod
+    def from_numpy(array):
+        """A Tensor sharing memory with the NumPy array ``array`` (no copy, unlike
+        ``Tensor(array)``): writes through either are seen by the other.
+
+        Raises:
+            TypeError: ``array`` is not a NumPy array (lists and NumPy scalars included),
+                or its dtype has no MindSpore equivalent.
+        """
+        if not isinstance(array, np.ndarray):
+            raise TypeError("Expected a NumPy array.")
+        D.dtype_of(array.dtype)            # rejects object and other unsupported dtypes
+        return Tensor._from_array(array)
+
     def __array__(self, dtype=None, copy=None):
         a = self.asnumpy()
         if dtype is not None:

@@ -9,8 +9,11 @@ primitives on the tape, sharing one ``_HookCall`` record:
 * ``CellBackwardHookInputs`` on the tensor inputs, before ``construct``;
 * ``CellBackwardHookOutputs`` on the tensor outputs, after it.
 
-Backward runs in reverse: the output rule stores ``grad_output`` first, then the
-input rule calls the hooks and passes on what they return. When no input is
+Backward runs in reverse: the output rule first passes the output cotangents
+through the backward *pre* hooks (``hook_fn(cell, grad_output)``, which may replace
+them; the cell's backward then starts from what they return) and stores the result as
+``grad_output``; then the input rule calls the backward hooks and passes on what they
+return. When no input is
 being differentiated (gradients w.r.t. weights only) the input rule never runs,
 so the output rule calls the hooks itself with ``grad_input`` all None, as
 MindSpore does. Missing cotangents are passed to the hook as None.
@@ -57,7 +60,7 @@ def _as_tuple(dout):
 @hook_outputs_p.def_grad()
 def _hook_outputs_grad(attrs, inputs, out, dout):
     call = attrs["call"]
-    douts = _as_tuple(dout)
+    douts = _run_pre_hooks(call.cell, _as_tuple(dout))
     call.grad_output = douts
     if not call.inputs_tracked:
         _run_hooks(call, (None,) * call.n_inputs)
@@ -67,6 +70,19 @@ def _hook_outputs_grad(attrs, inputs, out, dout):
 @hook_inputs_p.def_grad()
 def _hook_inputs_grad(attrs, inputs, out, dout):
     return _run_hooks(attrs["call"], _as_tuple(dout))
+
+
+def _run_pre_hooks(cell, grad_output):
+    for hook in list(cell._backward_pre_hooks.values()):
+        new = hook(cell, grad_output)
+        if new is None:
+            continue
+        new = new if isinstance(new, tuple) else (new,)
+        if len(new) != len(grad_output):
+            raise TypeError(f"The backward pre hook return value size is {len(new)} not equal "
+                            f"to expect output size {len(grad_output)}")
+        grad_output = new
+    return grad_output
 
 
 def _run_hooks(call, grad_input):

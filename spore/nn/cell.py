@@ -79,6 +79,7 @@ class Cell:
         d["_forward_pre_hooks"] = collections.OrderedDict()
         d["_forward_hooks"] = collections.OrderedDict()
         d["_backward_hooks"] = collections.OrderedDict()
+        d["_backward_pre_hooks"] = collections.OrderedDict()
         d["_compute_dtype"] = None
         d["_jit_config"] = None
         d["_flags"] = dict(flags or {})
@@ -173,11 +174,11 @@ class Cell:
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
         hook_call = None
-        if self._backward_hooks:
+        if self._backward_hooks or self._backward_pre_hooks:
             capture = _P.active_capture()
             if capture is not None:     # as in MindSpore: backward hooks run in PyNative
                 capture.unsupported(f"a backward hook registered on {type(self).__name__} "
-                                    "(register_backward_hook)")
+                                    "(register_backward_hook / register_backward_pre_hook)")
             hook_call, args = _hooks.hook_inputs(self, args)
         if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__ \
                 or _P.active_capture() is not None:
@@ -225,6 +226,18 @@ class Cell:
         _P.bump_epoch()
         self._backward_hooks[key] = hook_fn
         return _HookHandle(self._backward_hooks, key)
+
+    def register_backward_pre_hook(self, hook_fn):
+        """``hook_fn(cell, grad_output)`` runs in PyNative backward passes before the
+        cell's own backward: ``grad_output`` holds the gradients w.r.t. the cell's outputs;
+        a non-None result replaces them (see ``nn/_hooks.py``)."""
+        if not callable(hook_fn):
+            raise TypeError(f"Expected a callable hook function, but got "
+                            f"{type(hook_fn).__name__}.")
+        key = next(_hook_ids)
+        _P.bump_epoch()
+        self._backward_pre_hooks[key] = hook_fn
+        return _HookHandle(self._backward_pre_hooks, key)
 
     # ------------------------------------------------------------------ modes
     def set_train(self, mode=True):

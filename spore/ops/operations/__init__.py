@@ -6,12 +6,12 @@ family is available). Also reachable as ``mindspore.ops.operations`` (``P``).
 """
 from __future__ import annotations
 
-from .. import _dtype as D
-from .._tensor import Tensor
+from ... import _dtype as D
+from ..._tensor import Tensor
 
 
 def _ops():
-    from .. import ops
+    from ... import ops
     return ops
 
 
@@ -538,7 +538,7 @@ class Conv2D(Primitive):
         self.dilation, self.group = dilation, group
 
     def __call__(self, x, weight):
-        from ._nn import conv2d_ms
+        from .._nn import conv2d_ms
         return conv2d_ms(x, weight, None, self.stride, self.pad_mode, self.pad,
                          self.dilation, self.group)
 
@@ -652,7 +652,7 @@ class ApplyMomentum(Primitive):
         self.use_nesterov = use_nesterov
 
     def __call__(self, variable, accumulation, learning_rate, gradient, momentum):
-        from ..nn.optim._updates import apply_momentum_p
+        from ...nn.optim._updates import apply_momentum_p
         return apply_momentum_p(variable, accumulation, learning_rate, gradient, momentum,
                                 use_nesterov=self.use_nesterov)
 
@@ -668,6 +668,8 @@ class Range(Primitive):
     def __call__(self, start, limit, delta):
         return _ops().arange(start, limit, delta)
 
+
+from ._more_nn import *  # noqa: E402,F401,F403
 
 __all__ = sorted(name for name, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, Primitive) and not name.startswith("_")
