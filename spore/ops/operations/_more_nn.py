@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._prims.hook import hook_backward_p
 from ..._tensor import Tensor
-from . import Primitive
+from . import Conv2D, Primitive, _ops
 
 
 def _check_hook(hook_fn):
@@ -43,4 +43,31 @@ class HookBackward(Primitive):
         return out[0] if len(inputs) == 1 else tuple(out)
 
 
-__all__ = ["HookBackward"]
+class Conv2DBackpropInput(Primitive):
+    """``Conv2DBackpropInput(out_channel, kernel_size, pad_mode, pad, pad_list, mode,
+    stride, dilation, group)(dout, weight, input_size)``: the gradient of ``Conv2D`` w.r.t.
+    its input of shape ``input_size`` (the vector-Jacobian product of the forward op)."""
+
+    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
+                 stride=1, dilation=1, group=1, data_format="NCHW"):
+        super().__init__()
+        stride = stride[-2:] if isinstance(stride, (tuple, list)) and len(stride) == 4 else stride
+        dilation = dilation[-2:] if isinstance(dilation, (tuple, list)) and len(dilation) == 4 \
+            else dilation
+        if pad_list is not None and pad_mode.lower() == "pad" and not pad:
+            pad = tuple(pad_list)
+        self._conv = Conv2D(out_channel, kernel_size, mode, pad_mode, pad, stride, dilation,
+                            group)
+
+    def __call__(self, dout, weight, input_size):
+        ops = _ops()
+        _, pullback = ops.vjp(lambda x: self._conv(x, weight),
+                              ops.zeros(tuple(input_size), weight.dtype))
+        return pullback(dout)[0]
+
+
+class Conv2DTranspose(Conv2DBackpropInput):
+    """``Conv2DTranspose``: MindSpore's other name of ``Conv2DBackpropInput``."""
+
+
+__all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose"]
