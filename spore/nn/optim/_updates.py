@@ -29,8 +29,9 @@ from ... import _dtype as D
 from ..._core import backend as B
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
+from ..._prims.nn._common import validated
 
-__all__ = ["apply_momentum_p", "sgd_p", "adam_p"]
+__all__ = ["apply_momentum_p", "sgd_p", "adam_p", "apply_rms_prop_p", "apply_centered_rms_prop_p"]
 
 
 def _check_update(name, var, *same_shape, scalars=()):
@@ -194,3 +195,76 @@ adam_p = P.Primitive(
     doc="Adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad[, vhat]; "
         "use_nesterov): bias correction through the step size; vhat enables AMSGrad.")
 adam_p.returns_written_input()
+
+
+# ----------------------------------------------------------------- RMSProp (+ centered)
+# MindSpore's CPU kernels, term by term: s += (g*g - s) * (1 - rho); [centered:
+# m += (g - m) * (1 - rho), denominator s - m*m]; mom = mom*momentum + lr*g /
+# sqrt(denominator + eps); var -= mom. The centered update matches MindSpore bit for bit;
+# the plain kernel's mean square differs from it in the last bit for ~5% of elements.
+def _rms_prop_update(xp, var, mean_grad, mean_square, moment, grad, lr, decay, momentum,
+                     epsilon):
+    rest = var.dtype.type(1) - xp.asarray(decay, var.dtype)
+    t = xp.multiply(grad, grad)
+    t -= mean_square
+    t *= rest
+    mean_square += t
+    denom = mean_square
+    if mean_grad is not None:
+        t = xp.subtract(grad, mean_grad, out=t)
+        t *= rest
+        mean_grad += t
+        denom = mean_square - xp.multiply(mean_grad, mean_grad)
+    step = xp.multiply(lr, grad)
+    step /= xp.sqrt(denom + epsilon)
+    moment *= momentum
+    moment += step
+    var -= moment
+    return var
+
+
+def _make_apply_rms_prop(xp):
+    def apply_rms_prop(var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+        return _rms_prop_update(xp, var, None, mean_square, moment, grad, lr, decay, momentum,
+                                epsilon)
+    return apply_rms_prop
+
+
+def _make_apply_centered_rms_prop(xp):
+    def apply_centered_rms_prop(var, mean_grad, mean_square, moment, grad, lr, decay, momentum,
+                                epsilon):
+        return _rms_prop_update(xp, var, mean_grad, mean_square, moment, grad, lr, decay,
+                                momentum, epsilon)
+    return apply_centered_rms_prop
+
+
+_RMS_SCALARS = ("learning_rate", "decay", "momentum", "epsilon")
+
+
+def _apply_rms_prop_infer(attrs, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+    return _check_update("ApplyRMSProp", var, ("mean_square", mean_square), ("moment", moment),
+                         ("grad", grad),
+                         scalars=tuple(zip(_RMS_SCALARS, (lr, decay, momentum, epsilon))))
+
+
+def _apply_centered_rms_prop_infer(attrs, var, mean_grad, mean_square, moment, grad, lr, decay,
+                                   momentum, epsilon):
+    return _check_update("ApplyCenteredRMSProp", var, ("mean_gradient", mean_grad),
+                         ("mean_square", mean_square), ("moment", moment), ("grad", grad),
+                         scalars=tuple(zip(_RMS_SCALARS, (lr, decay, momentum, epsilon))))
+
+
+# validated: an in-place update checks its operands before writing anything
+apply_rms_prop_p = P.Primitive(
+    "ApplyRMSProp", validated(_make_apply_rms_prop, _apply_rms_prop_infer), kind="opaque", effect="state", nondiff=True,
+    n_inputs=8, infer=_apply_rms_prop_infer,
+    doc="ApplyRMSProp(var, mean_square, moment, lr, grad, decay, momentum, epsilon): in place.")
+apply_rms_prop_p.returns_written_input()
+apply_centered_rms_prop_p = P.Primitive(
+    "ApplyCenteredRMSProp",
+    validated(_make_apply_centered_rms_prop, _apply_centered_rms_prop_infer), kind="opaque",
+    effect="state",
+    nondiff=True, n_inputs=9, infer=_apply_centered_rms_prop_infer,
+    doc="ApplyCenteredRMSProp(var, mean_gradient, mean_square, moment, grad, lr, decay, "
+        "momentum, epsilon): in place.")
+apply_centered_rms_prop_p.returns_written_input()

@@ -1,15 +1,16 @@
 """nn.RMSProp (plain and centered)."""
 from __future__ import annotations
 
-from ... import ops
 from ._checks import check_non_negative_float, check_positive_float, check_type
+from ._updates import apply_centered_rms_prop_p, apply_rms_prop_p
 from .optimizer import Optimizer
 
 __all__ = ["RMSProp"]
 
 
 class RMSProp(Optimizer):
-    r"""Root-mean-square propagation (MindSpore's ApplyRMSProp / ApplyCenteredRMSProp).
+    r"""Root-mean-square propagation: each step is one fused ``ApplyRMSProp`` (or, centered,
+    ``ApplyCenteredRMSProp``) per parameter, as in MindSpore.
 
     .. math::
         s \leftarrow \rho s + (1-\rho) g^2, \quad
@@ -55,16 +56,11 @@ class RMSProp(Optimizer):
         gradients = self.preprocess(gradients)
         lrs = self.lr_per_param()
         self.increment_step()
-        mgs = self.mg if self.centered else (None,) * len(gradients)
-        rho = self.decay
-        for param, mg, ms, mom, lr, grad in zip(self.parameters, mgs, self.ms, self.moment, lrs,
-                                                gradients):
-            ms_new = ops.assign(ms, ms * rho + ops.square(grad) * (1 - rho))
-            denom = ms_new
-            if mg is not None:
-                mg_new = ops.assign(mg, mg * rho + grad * (1 - rho))
-                denom = ms_new - ops.square(mg_new)
-            step = lr * grad / ops.sqrt(denom + self.epsilon)
-            ops.assign(mom, mom * self.momentum + step)
-            ops.assign(param, param - mom)
+        for i, (param, lr, grad) in enumerate(zip(self.parameters, lrs, gradients)):
+            if self.centered:
+                apply_centered_rms_prop_p(param, self.mg[i], self.ms[i], self.moment[i], grad, lr,
+                                          self.decay, self.momentum, self.epsilon)
+            else:
+                apply_rms_prop_p(param, self.ms[i], self.moment[i], lr, grad, self.decay,
+                                 self.momentum, self.epsilon)
         return (True,) * len(gradients)

@@ -69,5 +69,37 @@ class Conv2DBackpropInput(Primitive):
 class Conv2DTranspose(Conv2DBackpropInput):
     """``Conv2DTranspose``: MindSpore's other name of ``Conv2DBackpropInput``."""
 
+class ApplyRMSProp(Primitive):
+    """``ApplyRMSProp()(var, mean_square, moment, learning_rate, grad, decay, momentum,
+    epsilon)``: one RMSProp step, updating ``var``, ``mean_square`` and ``moment`` in place;
+    returns ``var``."""
 
-__all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose"]
+    def __init__(self, use_locking=False):
+        super().__init__()
+        self.use_locking = use_locking
+
+    def __call__(self, var, mean_square, moment, learning_rate, grad, decay, momentum,
+                 epsilon):
+        from ...nn.optim._updates import apply_rms_prop_p
+        return apply_rms_prop_p(var, mean_square, moment, learning_rate, grad, decay, momentum,
+                                epsilon)
+
+
+class ApplyCenteredRMSProp(Primitive):
+    """``ApplyCenteredRMSProp()(var, mean_gradient, mean_square, moment, grad,
+    learning_rate, decay, momentum, epsilon)``: one centered RMSProp step (the variance
+    estimate subtracts the squared mean gradient), in place; returns ``var``."""
+
+    def __init__(self, use_locking=False):
+        super().__init__()
+        self.use_locking = use_locking
+
+    def __call__(self, var, mean_gradient, mean_square, moment, grad, learning_rate, decay,
+                 momentum, epsilon):
+        from ...nn.optim._updates import apply_centered_rms_prop_p
+        return apply_centered_rms_prop_p(var, mean_gradient, mean_square, moment, grad,
+                                         learning_rate, decay, momentum, epsilon)
+
+
+__all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose", "ApplyRMSProp",
+           "ApplyCenteredRMSProp"]
