@@ -101,5 +101,101 @@ class ApplyCenteredRMSProp(Primitive):
                                          learning_rate, decay, momentum, epsilon)
 
 
+class LSTM(Primitive):
+    """``LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout)(x, h, c,
+    w)``: a stacked LSTM over ``x`` of shape (seq_len, batch, input_size) from states ``h``,
+    ``c`` of shape (num_layers * directions, batch, hidden_size), all weights in one flat
+    tensor ``w``.
+
+    ``w`` holds MindSpore's CPU layout: every input-to-hidden matrix (gates i, f, g, o by
+    rows, then its input columns) for each layer and direction, then every hidden-to-hidden
+    matrix in the same order, then, with ``has_bias``, one bias of 4 * hidden_size per layer
+    and direction (the sum of the input and hidden biases of ``nn.LSTM``).
+
+    Returns ``(output, h_n, c_n, reserve, state)``; ``reserve`` and ``state`` are (1, 1)
+    zeros (MindSpore's are kernel workspaces). Differentiable through ``ops.grad``.
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers, has_bias, bidirectional, dropout,
+                 proj_size=0):
+        super().__init__()
+        for arg, value in (("input_size", input_size), ("hidden_size", hidden_size),
+                           ("num_layers", num_layers)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"For 'LSTM', the '{arg}' must be int and must > 0, but got "
+                                 f"'{value}' with type '{type(value).__name__}'.")
+        for arg, value in (("has_bias", has_bias), ("bidirectional", bidirectional)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'LSTM', the type of '{arg}' should be 'bool', but got "
+                                f"type '{type(value).__name__}'.")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
+                not 0 <= dropout <= 1:
+            raise ValueError(f"For 'LSTM', the 'dropout' must be in range of [0, 1], but got "
+                             f"{dropout} with type '{type(dropout).__name__}'.")
+        if proj_size:
+            raise ValueError("For 'LSTM', 'proj_size' is not supported on CPU (only 0).")
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.has_bias, self.bidirectional, self.dropout = has_bias, bidirectional, float(dropout)
+        self.num_directions = 2 if bidirectional else 1
+
+    def _blocks(self):
+        """(layer, direction, input width) of each weight block, in ``w``'s order."""
+        dirs, hidden = self.num_directions, self.hidden_size
+        return [(layer, d, self.input_size if layer == 0 else hidden * dirs)
+                for layer in range(self.num_layers) for d in range(dirs)]
+
+    def _unpack(self, w):
+        ops, gates = _ops(), 4 * self.hidden_size
+        blocks = self._blocks()
+        sizes = [gates * width for _, _, width in blocks] + [gates * self.hidden_size] * \
+            len(blocks) + ([gates] * len(blocks) if self.has_bias else [])
+        if w.size != sum(sizes):
+            raise ValueError(f"For 'LSTM', the size of 'w' must be {sum(sizes)} for these sizes, "
+                             f"but got {w.size}.")
+        parts = ops.split(ops.reshape(w, (-1,)), sizes)
+        n = len(blocks)
+        weights = {}
+        for k, (layer, d, width) in enumerate(blocks):
+            bias = parts[2 * n + k] if self.has_bias else None
+            weights[layer, d] = (ops.reshape(parts[k], (gates, width)),
+                                 ops.reshape(parts[n + k], (gates, self.hidden_size)), bias, None)
+        return weights
+
+    def _check(self, x, h, c):
+        if x.ndim != 3:
+            raise ValueError(f"For primitive[LSTM], the x_shape.size() must be equal to 3, but "
+                             f"got {x.ndim}.")
+        if x.shape[2] != self.input_size:
+            raise ValueError(f"For primitive[LSTM], the x_shape[2] must be equal to "
+                             f"{self.input_size}, but got {x.shape[2]}.")
+        want = (self.num_layers * self.num_directions, x.shape[1], self.hidden_size)
+        for arg, state in (("h", h), ("c", c)):
+            if tuple(state.shape) != want:
+                raise ValueError(f"For primitive[LSTM], the {arg}_shape: {list(state.shape)} "
+                                 f"must be equal to {list(want)}")
+
+    def __call__(self, x, h, c, w):
+        from ...nn.layer.rnns import _run_direction
+        ops = _ops()
+        self._check(x, h, c)
+        weights = self._unpack(w)
+        layer_in, hs, cs = x, [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(self.num_directions):
+                index = layer * self.num_directions + d
+                seq = ops.flip(layer_in, (0,)) if d else layer_in
+                out, (h_n, c_n) = _run_direction("LSTM", seq, (h[index], c[index]),
+                                                 weights[layer, d], None)
+                outs.append(ops.flip(out, (0,)) if d else out)
+                hs.append(h_n)
+                cs.append(c_n)
+            layer_in = outs[0] if len(outs) == 1 else ops.concat(outs, 2)
+            if self.dropout and layer < self.num_layers - 1:
+                layer_in = ops.dropout(layer_in, p=self.dropout)
+        placeholder = ops.zeros((1, 1), x.dtype)
+        return layer_in, ops.stack(hs, 0), ops.stack(cs, 0), placeholder, placeholder
+
+
 __all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose", "ApplyRMSProp",
-           "ApplyCenteredRMSProp"]
+           "ApplyCenteredRMSProp", "LSTM"]
