@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, Conv1dTranspose, Conv2dTranspose.
+"""Convolution layers: Conv1d, Conv2d, Conv3d, Conv1dTranspose, Conv2dTranspose.
 
 MindSpore's conventions: weight (out, in/group, kh, kw) — (in, out/group, kh, kw) for
 the transposed layers —, ``pad_mode`` 'same' (the default), 'valid' or 'pad' with
@@ -16,41 +16,47 @@ from ..._dtype import float32
 from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ...common.initializer import HeUniform, Uniform, initializer
+from ...ops._nn.conv3d import conv3d_ms
 from ..cell import Cell
 from . import _checks as C
 
-__all__ = ["Conv1d", "Conv2d", "Conv1dTranspose", "Conv2dTranspose"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose"]
 
 _PAD_MODES = ("valid", "same", "pad")
 
 
-def _pair(value, arg, owner):
-    """An int or a 2-tuple of positive ints as a 2-tuple."""
-    items = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if not isinstance(items, tuple) or len(items) != 2:
-        raise TypeError(f"For '{owner}', the '{arg}' must be an int or a tuple of two ints, but "
+def _pair(value, arg, owner, n=2):
+    """An int or an ``n``-tuple of positive ints as an ``n``-tuple."""
+    items = (value,) * n if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(items, tuple) or len(items) != n:
+        raise TypeError(f"For '{owner}', the '{arg}' must be an int or a tuple of {n} ints, but "
                         f"got {value!r}.")
     for v in items:
         C.positive_int(v, f"{arg} item", owner)
     return tuple(items)
 
 
-def _check_padding(padding, pad_mode, owner, prim):
+def _check_padding(padding, pad_mode, owner, prim, size=4):
     if isinstance(padding, int) and not isinstance(padding, bool):
         C.non_negative_int(padding, "padding", owner)
     elif isinstance(padding, tuple):
         for p in padding:
             C.non_negative_int(p, "padding item", owner)
-        if len(padding) != 4:
-            raise ValueError(f"For '{prim}', the 'pad size' must be int and must = 4, but got "
-                             f"'{len(padding)}' with type 'int'.")
+        if len(padding) != size:
+            raise ValueError(f"For '{prim if size == 4 else owner}', the "
+                             f"'{'pad' if size == 4 else 'padding'} size' must be int and must = "
+                             f"{size}, but got '{len(padding)}' with type 'int'.")
     else:
         raise TypeError(f"For '{owner}', the type of 'padding' must be int or tuple(int), but got "
                         f"{type(padding).__name__}.")
     if not isinstance(pad_mode, str) or pad_mode not in _PAD_MODES:
         raise ValueError(f"For '{prim}', the 'pad_mode' must be str and must be in "
                          f"'{list(_PAD_MODES)}', but got '{pad_mode}'.")
-    if pad_mode != "pad" and padding not in (0, (0, 0, 0, 0)):
+    if pad_mode != "pad" and padding not in (0, (0,) * size):
+        if size == 6:
+            raise ValueError(f"For '{prim}', the 'pad' must be zero or (0, 0, 0, 0, 0, 0) when "
+                             f"'pad_mode' is not \"pad\", but got 'pad' is {padding} and "
+                             f"'pad_mode' is {pad_mode}.")
         raise ValueError(f"For '{prim}', the 'pad' must be zero when 'pad_mode' is not 'pad', but "
                          f"got 'pad': {padding} and 'pad_mode': {pad_mode}.")
     return padding
@@ -65,6 +71,8 @@ class _Conv(Cell):
     """Parameters, checks and repr shared by the convolution layers."""
 
     _prim = "Conv2D"
+    _formats = ("NCHW", "NHWC")
+    _pad_size = 4
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                  dilation, group, has_bias, weight_init, bias_init, data_format, transposed,
@@ -73,14 +81,14 @@ class _Conv(Cell):
         owner = type(self).__name__
         self.in_channels = C.positive_int(in_channels, "in_channels", owner)
         self.out_channels = C.positive_int(out_channels, "out_channels", owner)
-        if data_format not in ("NCHW", "NHWC"):
+        if data_format not in self._formats:
             raise ValueError(f"For '{owner}', the 'format' must be str and must be in "
-                             f"'['NCHW', 'NHWC']', but got '{data_format}'.")
+                             f"'{list(self._formats)}', but got '{data_format}'.")
         if data_format == "NHWC":
             raise ValueError(f"For '{owner}', the \"NHWC\" format only support in GPU target, but "
                              f"got the 'format' is NHWC and the platform is "
                              f"{_context.get_context('device_target')}.")
-        self.padding = _check_padding(padding, pad_mode, owner, self._prim)
+        self.padding = _check_padding(padding, pad_mode, owner, self._prim, self._pad_size)
         self.pad_mode = pad_mode
         self.kernel_size = kernel_size
         self.stride = stride
@@ -155,6 +163,55 @@ class Conv2d(_Conv):
         return ops.conv2d(x, self._cast_weight(self.weight), self._cast_weight(self.bias),
                           self.stride, self.pad_mode, _four(self.padding), self.dilation,
                           self.group)
+
+
+class Conv3d(_Conv):
+    r"""3-D convolution over (N, C_in, D, H, W) inputs.
+
+    Args:
+        in_channels (int), out_channels (int): channel counts.
+        kernel_size (int, tuple): (kd, kh, kw).
+        stride (int, tuple): Default: ``1``.
+        pad_mode (str): ``'same'`` (the default), ``'valid'`` or ``'pad'``.
+        padding (int, tuple): with ``pad_mode='pad'``: all sides, or (front, back, top,
+            bottom, left, right).
+        dilation (int, tuple): Default: ``1``.
+        group (int): channel groups. Default: ``1``.
+        has_bias (bool): Default: ``False``.
+        weight_init, bias_init: initializers (default HeUniform(√5) and U(±1/√fan_in)).
+        data_format (str): only ``'NCDHW'``.
+        dtype: parameter dtype. Default: ``mstype.float32``.
+
+    Examples:
+        >>> import numpy as np
+        >>> import spore as ms
+        >>> net = ms.nn.Conv3d(2, 4, 3)
+        >>> net(ms.Tensor(np.ones((1, 2, 5, 6, 7), np.float32))).shape
+        (1, 4, 5, 6, 7)
+    """
+
+    _prim = "Conv3D"
+    _formats = ("NCHW", "NHWC", "NCDHW")
+    _pad_size = 6
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=float32):
+        kernel_size = _pair(kernel_size, "kernel_size", "Conv3d", 3)
+        stride = _pair(stride, "stride", "Conv3d", 3)
+        dilation = _pair(dilation, "dilation", "Conv3d", 3)
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, data_format, False,
+                         dtype)
+        if data_format != "NCDHW":
+            raise ValueError(f"For 'Conv3d', only the 'NCDHW' format is supported on CPU, but "
+                             f"got '{data_format}'.")
+
+    def construct(self, x):
+        self._check_input(x, 5)
+        pads = (self.padding,) * 6 if isinstance(self.padding, int) else self.padding
+        return conv3d_ms(x, self._cast_weight(self.weight), self._cast_weight(self.bias),
+                         self.stride, self.pad_mode, pads, self.dilation, self.group)
 
 
 class Conv1d(_Conv):

@@ -197,5 +197,29 @@ class LSTM(Primitive):
         return layer_in, ops.stack(hs, 0), ops.stack(cs, 0), placeholder, placeholder
 
 
+class Conv3D(Primitive):
+    """``Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1,
+    dilation=1, group=1, data_format='NCDHW')(x, weight)``; ``pad`` is an int or (front,
+    back, top, bottom, left, right)."""
+
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCDHW"):
+        super().__init__()
+        if data_format != "NCDHW":
+            raise ValueError(f"For 'Conv3D', the 'data_format' must be 'NCDHW', but got "
+                             f"'{data_format}'.")
+        self.out_channel, self.kernel_size = out_channel, kernel_size
+        self.pad_mode, self.pad, self.stride = pad_mode, pad, stride
+        self.dilation, self.group = dilation, group
+
+    def __call__(self, x, weight, bias=None):
+        from .._nn.conv3d import conv3d_ms
+        stride = self.stride[-3:] if isinstance(self.stride, (tuple, list)) else self.stride
+        dilation = self.dilation[-3:] if isinstance(self.dilation, (tuple, list)) \
+            else self.dilation
+        return conv3d_ms(x, weight, bias, stride, self.pad_mode.lower(), self.pad, dilation,
+                         self.group)
+
+
 __all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose", "ApplyRMSProp",
-           "ApplyCenteredRMSProp", "LSTM"]
+           "ApplyCenteredRMSProp", "LSTM", "Conv3D"]
