@@ -33,6 +33,9 @@ from ._context import (set_context as set_context, get_context as get_context,  
                        reset_auto_parallel_context as reset_auto_parallel_context,
                        ParallelMode as ParallelMode)
 from ._random import set_seed as set_seed, get_seed as get_seed  # noqa: E402
+from ._runtime import (set_deterministic as set_deterministic,  # noqa: E402
+                       get_rng_state as get_rng_state, set_rng_state as set_rng_state,
+                       run_check as run_check)
 
 
 def manual_seed(seed):
