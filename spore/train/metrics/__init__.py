@@ -8,16 +8,21 @@ from .precision_recall import Precision as Precision, Recall as Recall, Fbeta as
 from .error import MAE as MAE, MSE as MSE
 from .loss import Loss as Loss
 from .confusion_matrix import ConfusionMatrix as ConfusionMatrix
+from .roc import ROC as ROC, auc as auc
+from .similarity import CosineSimilarity as CosineSimilarity, Dice as Dice
+from .text import BleuScore as BleuScore, Perplexity as Perplexity
 
 __all__ = ["names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix"]
+           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ROC",
+           "auc", "Dice", "CosineSimilarity", "Perplexity", "BleuScore"]
 
 _FACTORY = {
     "accuracy": Accuracy, "acc": Accuracy, "precision": Precision, "recall": Recall, "F1": F1,
     "topk": TopKCategoricalAccuracy, "top_1_accuracy": Top1CategoricalAccuracy,
     "top_5_accuracy": Top5CategoricalAccuracy, "mae": MAE, "mse": MSE, "loss": Loss,
-    "confusion_matrix": ConfusionMatrix,
+    "confusion_matrix": ConfusionMatrix, "dice": Dice, "roc": ROC, "auc": auc,
+    "bleu_score": BleuScore, "cosine_similarity": CosineSimilarity, "perplexity": Perplexity,
 }
 
 
