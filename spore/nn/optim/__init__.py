@@ -12,6 +12,10 @@ from .rmsprop import RMSProp as RMSProp
 from .adagrad import Adagrad as Adagrad
 from .lamb import Lamb as Lamb
 from .ftrl import FTRL as FTRL
+from .adadelta import Adadelta as Adadelta, AdaMax as AdaMax
+from .asgd import ASGD as ASGD, Rprop as Rprop
+from .proximal_adagrad import LazyAdam as LazyAdam, ProximalAdagrad as ProximalAdagrad
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp",
-           "Adagrad", "Lamb", "FTRL"]
+           "Adagrad", "Lamb", "FTRL", "Adadelta", "AdaMax", "ASGD", "Rprop", "LazyAdam",
+           "ProximalAdagrad"]
