@@ -7,7 +7,7 @@ from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SeLU", "GELU", "FastGelu",
+__all__ = ["RReLU", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SeLU", "GELU", "FastGelu",
            "SiLU", "Mish", "Sigmoid", "LogSigmoid", "Tanh", "Tanhshrink", "Hardtanh",
            "HSwish", "HSigmoid", "Softsign", "Softplus", "SoftShrink", "HShrink", "Threshold",
            "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "GLU", "get_activation"]
@@ -367,3 +367,29 @@ def get_activation(name, prim_name=None):
         owner = f"For '{prim_name}', the" if prim_name else "The"
         raise KeyError(f"{owner} 'name' must be in {list(_ACTIVATIONS)}, but got {name}.")
     return _ACTIVATIONS[name]()
+
+
+class RReLU(Cell):
+    """Randomized leaky ReLU (``ops.rrelu``): negative elements are scaled by slopes drawn
+    uniformly from [lower, upper] on every call (in training and evaluation, as MindSpore).
+
+    Args:
+        lower (float): Default: ``1/8``.
+        upper (float): Default: ``1/3``.
+    """
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        for arg, value in (("lower", lower), ("upper", upper)):
+            if isinstance(value, bool) or not isinstance(value, (float, int)):
+                raise TypeError(f"For 'RReLU', the type of '{arg}' should be one of "
+                                f"'['float', 'int']', but got type '{type(value).__name__}'.")
+        if lower > upper:
+            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to "
+                             f"'lower', but got upper: {upper}, lower: {lower}. ")
+        self.lower, self.upper = float(lower), float(upper)
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'rrelu', the input must be a Tensor, but got {type(x)}.")
+        return ops.rrelu(x, self.lower, self.upper)

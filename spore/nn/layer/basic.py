@@ -14,7 +14,7 @@ from ..cell import Cell
 from . import _checks as C
 from .activation import get_activation
 
-__all__ = ["ClipByNorm", "Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
+__all__ = ["Roll", "Unfold", "ClipByNorm", "Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
            "Dropout1d", "Dropout2d", "Upsample", "PixelShuffle", "PixelUnshuffle",
            "ChannelShuffle"]
 
@@ -383,3 +383,83 @@ class ClipByNorm(Cell):
     def construct(self, x, clip_norm):
         norm = ops.sqrt(ops.sum(ops.square(x), self.axis, True))
         return x * clip_norm / ops.maximum(norm, clip_norm)
+
+
+class Roll(Cell):
+    """Shift elements cyclically by ``shift`` along ``axis`` (ints, or sequences of the
+    same length); ``ops.roll`` as a layer. (MindSpore's CPU build has no kernel for it.)"""
+
+    def __init__(self, shift, axis):
+        super().__init__()
+        shifts = tuple(shift) if isinstance(shift, (list, tuple)) else (shift,)
+        axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        if len(shifts) != len(axes):
+            raise ValueError(f"For 'Roll', the shape of 'shift' and the shape of 'axis' must be "
+                             f"the same, but got the length of 'shift' {len(shifts)} and the "
+                             f"length of 'axis' {len(axes)}.")
+        for arg, values in (("shift", shifts), ("axis", axes)):
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise TypeError(f"For 'Roll', the '{arg}' must be int or a tuple/list of int, "
+                                    f"but got {v!r}.")
+        self.shift, self.axis = shifts, axes
+
+    def construct(self, input_x):
+        return ops.roll(input_x, self.shift, self.axis)
+
+
+def _unfold_list(value, arg):
+    if not isinstance(value, (list, tuple)) or len(value) != 4 or value[0] != 1 or \
+            value[3] != 1 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                     for v in value):
+        raise ValueError(f"For 'Unfold' the format of '{arg}' must be [1, {arg[:-1]}_row, "
+                         f"{arg[:-1]}_col, 1], but got {value}.")
+    return value[1], value[2]
+
+
+class Unfold(Cell):
+    """Image patches (MindSpore's ``ExtractImagePatches``): (N, C, H, W) ->
+    (N, kh * kw * C, out_h, out_w), the patch of each output position laid out row by row,
+    column by column, channels fastest.
+
+    Args:
+        ksizes, strides, rates (list): ``[1, row, col, 1]``: window size, its step, and the
+            spacing of the sampled rows/columns inside the window.
+        padding (str): ``'valid'`` (whole windows only) or ``'same'`` (output ``ceil(in /
+            stride)``, zero padding split with the odd row/column at the end).
+    """
+
+    def __init__(self, ksizes, strides, rates, padding="valid"):
+        super().__init__()
+        self.ksizes = _unfold_list(ksizes, "ksizes")
+        self.strides = _unfold_list(strides, "strides")
+        self.rates = _unfold_list(rates, "rates")
+        if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+            raise ValueError(f"For 'Unfold', the 'padding' must be 'valid' or 'same', but got "
+                             f"{padding!r}.")
+        self.padding = padding.upper()
+
+    def _pads(self, size, k, s, r):
+        span = (k - 1) * r + 1
+        if self.padding == "VALID":
+            return 0, 0, (size - span) // s + 1
+        out = -(-size // s)
+        total = max((out - 1) * s + span - size, 0)
+        return total // 2, total - total // 2, out
+
+    def construct(self, input_x):
+        if input_x.ndim != 4:
+            raise ValueError(f"For 'Unfold', the input must be a 4-D tensor (N, C, H, W), but got "
+                             f"shape {list(input_x.shape)}.")
+        n, c, h, w = input_x.shape
+        (kh, kw), (sh, sw), (rh, rw) = self.ksizes, self.strides, self.rates
+        top, bottom, oh = self._pads(h, kh, sh, rh)
+        left, right, ow = self._pads(w, kw, sw, rw)
+        if oh <= 0 or ow <= 0:
+            raise ValueError(f"For 'Unfold', the input {[h, w]} is smaller than the window "
+                             f"{[(kh - 1) * rh + 1, (kw - 1) * rw + 1]}.")
+        x = ops.pad(input_x, (left, right, top, bottom)) if top + bottom + left + right \
+            else input_x
+        cols = ops.unfold(x, (kh, kw), dilation=(rh, rw), stride=(sh, sw))   # (N, C*kh*kw, L)
+        cols = ops.reshape(cols, (n, c, kh * kw, oh, ow))
+        return ops.reshape(ops.transpose(cols, (0, 2, 1, 3, 4)), (n, kh * kw * c, oh, ow))

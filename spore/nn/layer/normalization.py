@@ -16,7 +16,8 @@ from ...common.initializer import initializer
 from ..cell import Cell
 from . import _checks as C
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _BatchNorm(Cell):
@@ -241,3 +242,78 @@ class GroupNorm(Cell):
 
     def extend_repr(self):
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
+
+
+class _InstanceNorm(Cell):
+    r"""Normalisation of each sample's channel over its own spatial axes, in training and
+    evaluation alike: :math:`y = \gamma (x - E[x]) / \sqrt{Var[x] + \epsilon} + \beta`
+    (biased variance).
+
+    The running statistics ``mean`` / ``variance`` (``moving_mean``, ``moving_variance``)
+    are kept as non-trainable Parameters for checkpoint compatibility; the output never
+    reads them, and Spore does not update them.
+    """
+
+    _ndim = 4
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=float32):
+        super().__init__()
+        owner = type(self).__name__
+        for arg, value, kind in (("num_features", num_features, int), ("eps", eps, float),
+                                 ("momentum", momentum, float), ("affine", affine, bool)):
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise TypeError(f"For '{owner}', the type of '{arg}' should be "
+                                f"'{kind.__name__}', but got type '{type(value).__name__}'.")
+        if num_features < 1:
+            raise ValueError(f"For '{owner}', the 'num_features' must be at least 1, but got "
+                             f"{num_features}.")
+        if not 0 <= momentum <= 1:
+            raise ValueError(f"For '{owner}', the 'momentum' must be a number in range [0, 1], "
+                             f"but got {momentum}.")
+        self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, \
+            affine
+        self.moving_mean = Parameter(initializer("zeros", num_features, dtype=dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", num_features, dtype=dtype),
+                                         name="variance", requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, num_features, dtype=dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, num_features, dtype=dtype), name="beta",
+                              requires_grad=affine)
+
+    def construct(self, x):
+        owner = type(self).__name__
+        if x.ndim != self._ndim:
+            raise ValueError(f"For '{owner}', the in_shape must have {self._ndim} dims, but got "
+                             f"{x.ndim}.")
+        if x.shape[1] != self.num_features:
+            raise ValueError(f"For '{owner}', the channel dimension of the input ({x.shape[1]}) "
+                             f"must equal 'num_features' ({self.num_features}).")
+        axes = tuple(range(2, x.ndim))
+        mean = ops.mean(x, axes, keep_dims=True)
+        centred = x - mean
+        var = ops.mean(centred * centred, axes, keep_dims=True)
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        y = centred / ops.sqrt(var + self.eps)
+        return y * ops.reshape(self.gamma, shape) + ops.reshape(self.beta, shape)
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"gamma={self.gamma}, beta={self.beta}, moving_mean={self.moving_mean}, "
+                f"moving_variance={self.moving_variance}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) inputs (see ``_InstanceNorm``)."""
+    _ndim = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) inputs (see ``_InstanceNorm``)."""
+    _ndim = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) inputs (see ``_InstanceNorm``)."""
+    _ndim = 5

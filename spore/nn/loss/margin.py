@@ -6,7 +6,7 @@ from ... import ops
 from ..._tensor import Tensor
 from .loss import LossBase, _check_tensor
 
-__all__ = ["MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+__all__ = ["TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss"]
 
 
@@ -131,3 +131,30 @@ class MultiMarginLoss(LossBase):
     def construct(self, x, target, weight=None):
         w = weight if weight is not None else self.weight
         return ops.multi_margin_loss(x, target, self.p, self.margin, w, self.reduction)
+
+
+class TripletMarginLoss(LossBase):
+    """``max(d(x, positive) - d(x, negative) + margin, 0)`` with the p-norm distance
+    (``ops.triplet_margin_loss``). A ``margin`` other than 1.0 given here overrides the
+    one passed to ``construct``, as in MindSpore.
+
+    Args:
+        p (int): the norm degree. Default: ``2``.
+        swap (bool): use ``min(d(x, n), d(positive, n))`` as the negative distance.
+        eps (float): added inside the distance. Default: ``1e-6``.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``. Default: ``'mean'``.
+        margin (float): Default: ``1.0``.
+    """
+
+    def __init__(self, p=2, swap=False, eps=1e-06, reduction="mean", margin=1.0):
+        super().__init__(reduction)
+        self.p, self.swap, self.eps, self.reduction, self.margin = p, swap, eps, reduction, \
+            margin
+
+    def construct(self, x, positive, negative, margin=1.0):
+        if self.margin != 1.0:
+            margin = self.margin
+        if isinstance(margin, Tensor):
+            margin = float(margin)
+        return ops.triplet_margin_loss(x, positive, negative, margin=margin, p=self.p,
+                                       eps=self.eps, swap=self.swap, reduction=self.reduction)

@@ -91,4 +91,25 @@ def dropout3d(input, p=0.5, training=True):
     return _dropout("dropout3d", input, p, training, None, 2)
 
 
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
+    """Randomized leaky ReLU: each negative element is multiplied by its own slope drawn
+    uniformly from [lower, upper]; positives pass unchanged. MindSpore draws the slopes
+    on every call, in training and evaluation alike."""
+    from ..._tensor import Tensor
+    for arg, value in (("upper", upper), ("lower", lower)):
+        if isinstance(value, bool) or not isinstance(value, (float, int)):
+            raise TypeError(f"For 'rrelu', '{arg}' must be an int or a float, but got "
+                            f"{type(value)}")
+    if lower > upper:
+        raise ValueError(f"For 'rrelu', the value of 'upper' must be greater than or equal to "
+                         f"'lower', but got upper: {upper}, lower: {lower}. ")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'rrelu', the 'input' must be a Tensor but got {type(input)}.")
+    from .. import _math, _random
+    slopes = _random.uniform(tuple(input.shape), Tensor(float(lower)), Tensor(float(upper)))
+    if input.dtype.is_floating_point and input.dtype != slopes.dtype:
+        slopes = slopes.astype(input.dtype)
+    return _math.where(input < 0, input * slopes, input)
+
+
 __all__ = public_functions(globals(), __name__)

@@ -221,5 +221,16 @@ class Conv3D(Primitive):
                          self.group)
 
 
+class Roll(Primitive):
+    """``Roll(shifts, dims=None)(x)``: ``ops.roll`` as a primitive class."""
+
+    def __init__(self, shifts, dims=None):
+        super().__init__()
+        self.shifts, self.dims = shifts, dims
+
+    def __call__(self, x):
+        return _ops().roll(x, self.shifts, self.dims)
+
+
 __all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose", "ApplyRMSProp",
-           "ApplyCenteredRMSProp", "LSTM", "Conv3D"]
+           "ApplyCenteredRMSProp", "LSTM", "Conv3D", "Roll"]
