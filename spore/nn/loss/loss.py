@@ -9,7 +9,7 @@ from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
+__all__ = ["CTCLoss", "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
            "NLLLoss", "SoftmaxCrossEntropyWithLogits", "BCELoss", "BCEWithLogitsLoss",
            "KLDivLoss"]
 
@@ -330,3 +330,33 @@ class KLDivLoss(LossBase):
         _check_tensor("logits", logits, "KLDivLoss")
         _check_tensor("labels", labels, "KLDivLoss")
         return ops.kl_div(logits, labels, self.reduction)
+
+
+class CTCLoss(LossBase):
+    """Connectionist temporal classification loss (``ops.ctc_loss``), returning the loss
+    only: ``construct(log_probs (T, N, C), targets (N, S), input_lengths (N,),
+    target_lengths (N,))``.
+
+    Args:
+        blank (int): the blank label. Default: ``0``.
+        reduction (str): ``'none'``, ``'mean'`` (per-sample loss divided by its target
+            length, then averaged) or ``'sum'``. Default: ``'mean'``.
+        zero_infinity (bool): infinite losses and their gradients become 0. Default:
+            ``False``.
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction)
+        if isinstance(blank, bool) or not isinstance(blank, int):
+            raise TypeError(f"For 'CTCLoss', the type of 'blank' should be 'int', but got "
+                            f"'{type(blank).__name__}'.")
+        if blank < 0:
+            raise ValueError(f"For 'CTCLoss', the 'blank' must be >= 0, but got {blank}.")
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"For 'CTCLoss', the type of 'zero_infinity' should be 'bool', but "
+                            f"got '{type(zero_infinity).__name__}'.")
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                            self.reduction, self.zero_infinity)[0]

@@ -326,4 +326,36 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     return _reduce(loss, reduction)
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss of (T, N, C) log-probabilities against
+    padded (N, S) targets; returns ``(loss, log_alpha)`` as MindSpore does.
+
+    ``reduction='mean'`` divides each sample's loss by its target length (at least 1)
+    and averages over the batch; ``'sum'`` adds the losses; ``'none'`` keeps the (N,)
+    losses. ``zero_infinity`` replaces infinite losses (no alignment of the target fits
+    the input) and their gradients by 0. ``log_alpha`` (N, T, 2S + 1) holds the forward
+    variables over the blank-extended targets (-inf outside each sample's lengths).
+    """
+    from ..._prims.nn.ctc import ctc_loss_p
+    op = "ctc_loss"
+    check_reduction(op, reduction)
+    for arg, v in (("log_probs", log_probs), ("targets", targets),
+                   ("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        require_tensor(op, arg, v)
+    if isinstance(blank, bool) or not isinstance(blank, int):
+        raise TypeError(f"For '{op}', the 'blank' must be an int, but got {type(blank).__name__}.")
+    if not isinstance(zero_infinity, bool):
+        raise TypeError(f"For '{op}', the 'zero_infinity' must be a bool, but got "
+                        f"{type(zero_infinity).__name__}.")
+    loss, log_alpha = ctc_loss_p(log_probs, targets, input_lengths, target_lengths, blank=blank,
+                                 zero_infinity=zero_infinity)
+    if reduction == "sum":
+        loss = sum_p(loss, axis=None, keepdims=False)
+    elif reduction == "mean":
+        lengths = M.maximum_p(cast_p(target_lengths, dtype=np.dtype(loss._data.dtype)), 1)
+        loss = mean_p(M.div_p(loss, lengths), axis=None, keepdims=False)
+    return loss, log_alpha
+
+
 __all__ = public_functions(globals(), __name__)
