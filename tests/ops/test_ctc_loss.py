@@ -54,6 +54,16 @@ def test_log_alpha_and_blank_match_mindspore():
                               np.array([3, 3], np.int32)), reduction="none",
                           zero_infinity=True)[0]
     assert zeroed.asnumpy()[0] == 0.0
+
+    def total(x, zero_infinity):
+        return ops.ctc_loss(x, *_t(targets, np.array([3, 6], np.int32),
+                                   np.array([3, 3], np.int32)), reduction="none",
+                            zero_infinity=zero_infinity)[0].sum()
+    # MindSpore: NaN gradients for the impossible sample (0 past its input length), or 0
+    grad = ms.grad(lambda x: total(x, False))(ms.Tensor(LP)).asnumpy()
+    assert np.isnan(grad[:3, 0]).all() and not grad[3:, 0].any()
+    grad = ms.grad(lambda x: total(x, True))(ms.Tensor(LP)).asnumpy()
+    assert not grad[:, 0].any() and np.isfinite(grad).all()
     blank3 = ops.ctc_loss(*_t(LP, np.array([[1, 2, 0], [0, 1, 2]], np.int32), IL, TL), blank=3,
                           reduction="none")[0]
     np.testing.assert_allclose(blank3.asnumpy(), [5.3894372, 3.5921936], rtol=1e-6)

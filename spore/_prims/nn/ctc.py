@@ -9,8 +9,9 @@ entries outside a sample's input or extended-target length are -inf.
 The gradient w.r.t. ``log_probs`` is MindSpore's (and PyTorch's) form
 ``exp(log_probs) - posterior``, i.e. the gradient w.r.t. the logits of a log_softmax
 that produced ``log_probs``: through a log_softmax it equals the exact gradient.
-Positions at or past a sample's input length get 0; with ``zero_infinity`` so does
-every sample whose loss is infinite (no alignment fits), and its loss becomes 0.
+Positions at or past a sample's input length get 0. A sample whose loss is infinite (no
+alignment fits) gets NaN gradients, as in MindSpore; with ``zero_infinity`` its loss and
+gradients are 0.
 """
 from __future__ import annotations
 
@@ -141,9 +142,10 @@ def _make_ctc_grad(xp):
         idx_c = np.broadcast_to(ext[:, None, :], post.shape)
         np.add.at(occupancy, (idx_n, idx_t, idx_c), post)
         grad = np.exp(lp64) - np.transpose(occupancy, (1, 0, 2))
-        inside = np.arange(steps)[:, None] < il[None, :]
-        keep = inside & ~(zero_infinity & np.isinf(loss))[None, :]
-        grad = np.where(keep[:, :, None], grad, 0.0) * np.asarray(dloss, np.float64)[None, :, None]
+        impossible = np.isinf(loss)[None, :, None]
+        grad = np.where(impossible, 0.0 if zero_infinity else np.nan, grad)
+        inside = (np.arange(steps)[:, None] < il[None, :])[:, :, None]
+        grad = np.where(inside, grad, 0.0) * np.asarray(dloss, np.float64)[None, :, None]
         return grad.astype(lp.dtype)
     return ctc_loss_grad
 
