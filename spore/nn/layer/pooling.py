@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d.
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d.
 
 MindSpore's layer conventions: ``stride`` defaults to 1 (not to the kernel size);
 ``pad_mode`` 'valid' (default), 'same' (output ceil(in/stride), padding excluded from
@@ -11,7 +11,7 @@ from ... import _context
 from ... import ops
 from ..cell import Cell
 
-__all__ = ["LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+__all__ = ["MaxPool3d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
@@ -286,3 +286,76 @@ class LPPool1d(LPPool2d):
     """Power-average pooling on (N, C, L) inputs (see :class:`LPPool2d`)."""
 
     _op = "lp_pool1d"
+
+
+def _pool3d_args(owner, kernel_size, stride, pad_mode, padding):
+    from ...ops._nn.pool3d import _triple
+    kernel = _triple(owner, "kernel_size", kernel_size)
+    strides = _triple(owner, "stride", stride)
+    if any(k <= 0 for k in kernel) or any(v <= 0 for v in strides):
+        raise ValueError(f"For '{owner}', the 'kernel_size' and 'stride' must be positive, but "
+                         f"got {kernel_size} and {stride}.")
+    if not isinstance(pad_mode, str) or pad_mode.lower() not in ("valid", "same", "pad"):
+        raise ValueError(f"For '{owner}', the 'pad_mode' must be 'valid', 'same' or 'pad', but "
+                         f"got {pad_mode!r}.")
+    pad_mode = pad_mode.lower()
+    if pad_mode != "pad" and padding not in (0, (0, 0, 0), (0,) * 6):
+        raise ValueError(f"For '{owner}', the 'padding' must be zero when 'pad_mode' is not "
+                         f"'pad', but got padding {padding} and pad_mode {pad_mode}.")
+    return kernel, strides, pad_mode
+
+
+class MaxPool3d(Cell):
+    """3-D max pooling over (N, C, D, H, W) inputs (``ops.max_pool3d``); ``stride``
+    defaults to 1, as for the other MindSpore pooling layers.
+
+    Args:
+        kernel_size, stride (int or tuple): Defaults: ``1``.
+        pad_mode (str): ``'valid'``, ``'same'`` or ``'pad'`` (use ``padding``).
+        padding (int or tuple): (d, h, w) on both sides, or six values. Default: ``0``.
+        dilation (int or tuple): Default: ``1``.
+        return_indices (bool): also return the flat indices of the maxima.
+        ceil_mode (bool): round the output size up.
+    """
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.pad_mode = _pool3d_args(
+            "MaxPool3d", kernel_size, stride, pad_mode, padding)
+        from ...ops._nn.pool3d import _triple
+        self.dilation = _triple("MaxPool3d", "dilation", dilation)
+        self.padding, self.return_indices, self.ceil_mode = padding, return_indices, ceil_mode
+
+    def construct(self, x):
+        from ...ops._nn.pool3d import _check_rank, max_pool3d_ms
+        _check_rank("MaxPool3D", x)
+        return max_pool3d_ms(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                             self.ceil_mode, self.return_indices, self.pad_mode)
+
+
+class AvgPool3d(Cell):
+    """3-D average pooling over (N, C, D, H, W) inputs (``ops.avg_pool3d``); ``stride``
+    defaults to 1.
+
+    Args:
+        kernel_size, stride (int or tuple): Defaults: ``1``.
+        pad_mode (str): ``'valid'``, ``'same'`` or ``'pad'`` (use ``padding``).
+        padding (int or tuple): (d, h, w) on both sides, or six values. Default: ``0``.
+        ceil_mode (bool), count_include_pad (bool), divisor_override (int): as
+            ``ops.avg_pool3d``.
+    """
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.pad_mode = _pool3d_args(
+            "AvgPool3d", kernel_size, stride, pad_mode, padding)
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def construct(self, x):
+        from ...ops._nn.pool3d import _check_rank, avg_pool3d_ms
+        _check_rank("AvgPool3D", x)
+        return avg_pool3d_ms(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override or 0, self.pad_mode)

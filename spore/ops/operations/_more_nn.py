@@ -232,5 +232,48 @@ class Roll(Primitive):
         return _ops().roll(x, self.shifts, self.dims)
 
 
+class MaxPool3D(Primitive):
+    """``MaxPool3D(kernel_size=1, strides=1, pad_mode='VALID', pad_list=0, ceil_mode=None,
+    data_format='NCDHW')(x)``; sizes are ints, 3-tuples or 5-tuples (1, 1, d, h, w)."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", pad_list=0, ceil_mode=None,
+                 data_format="NCDHW"):
+        super().__init__()
+        from .._nn.pool3d import _triple
+        self.kernel_size = _triple("MaxPool3D", "kernel_size", kernel_size)
+        self.strides = _triple("MaxPool3D", "strides", strides)
+        self.pad_mode, self.pad_list, self.ceil_mode = pad_mode.lower(), pad_list, bool(ceil_mode)
+        if self.pad_mode != "pad" and pad_list not in (0, (0,) * 3, (0,) * 6):
+            raise ValueError(f"For 'MaxPool3D', the 'pad_list' must be zero or (0, 0, 0, 0, 0, "
+                             f"0) when 'pad_mode' is not \"pad\", but got 'pad_list' is "
+                             f"{pad_list} and 'pad_mode' is {self.pad_mode}.")
+
+    def __call__(self, x):
+        from .._nn.pool3d import _check_rank, max_pool3d_ms
+        _check_rank("MaxPool3D", x)
+        return max_pool3d_ms(x, self.kernel_size, self.strides, self.pad_list, (1, 1, 1),
+                             self.ceil_mode, False, self.pad_mode)
+
+
+class AvgPool3D(Primitive):
+    """``AvgPool3D(kernel_size=1, strides=1, pad_mode='valid', pad=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=0, data_format='NCDHW')(x)``."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", pad=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=0, data_format="NCDHW"):
+        super().__init__()
+        from .._nn.pool3d import _triple
+        self.kernel_size = _triple("AvgPool3D", "kernel_size", kernel_size)
+        self.strides = _triple("AvgPool3D", "strides", strides)
+        self.pad_mode, self.pad, self.ceil_mode = pad_mode.lower(), pad, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def __call__(self, x):
+        from .._nn.pool3d import _check_rank, avg_pool3d_ms
+        _check_rank("AvgPool3D", x)
+        return avg_pool3d_ms(x, self.kernel_size, self.strides, self.pad, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override, self.pad_mode)
+
+
 __all__ = ["HookBackward", "Conv2DBackpropInput", "Conv2DTranspose", "ApplyRMSProp",
-           "ApplyCenteredRMSProp", "LSTM", "Conv3D", "Roll"]
+           "ApplyCenteredRMSProp", "LSTM", "Conv3D", "Roll", "MaxPool3D", "AvgPool3D"]
