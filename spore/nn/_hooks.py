@@ -120,3 +120,54 @@ def attach_backward_hooks(call, out):
     if isinstance(out, (tuple, list)) and out and all(isinstance(o, Tensor) for o in out):
         return type(out)(hook_outputs_p(*out, call=call))
     return out
+
+
+# ----------------------------------------------------------------- forward hooks
+def set_hook_options(cell, registry, key, prepend, with_kwargs, always_call):
+    """Record a forward hook's options: ``prepend`` moves it first in ``registry``;
+    ``with_kwargs`` hooks also receive (and may replace) the keyword arguments;
+    ``always_call`` hooks also run when ``construct`` raises."""
+    if prepend:
+        registry.move_to_end(key, last=False)
+    if with_kwargs:
+        cell.__dict__.setdefault("_hooks_with_kwargs", set()).add(key)
+    if always_call:
+        cell.__dict__.setdefault("_hooks_always_called", set()).add(key)
+
+
+def _with_kwargs(cell):
+    return cell.__dict__.get("_hooks_with_kwargs", ())
+
+
+def run_forward_pre_hooks(cell, args, kwargs):
+    """(args, kwargs) after the cell's forward pre hooks."""
+    keyed = _with_kwargs(cell)
+    for key, hook in list(cell._forward_pre_hooks.items()):
+        if key in keyed:
+            new = hook(cell, args, kwargs)
+            if new is None:
+                continue
+            if not (isinstance(new, tuple) and len(new) == 2 and isinstance(new[1], dict)):
+                raise RuntimeError(f"forward pre hook with kwargs must return None or a tuple "
+                                   f"of (new_args, new_kwargs), but got {new}")
+            args, kwargs = new
+            args = args if isinstance(args, tuple) else (args,)
+            continue
+        new = hook(cell, args)
+        if new is not None:
+            args = new if isinstance(new, tuple) else (new,)
+    return args, kwargs
+
+
+def run_forward_hooks(cell, args, kwargs, out, always_only=False):
+    """The output after the cell's forward hooks (only the ``always_call`` ones, with
+    output None, when ``construct`` raised)."""
+    keyed = _with_kwargs(cell)
+    always = cell.__dict__.get("_hooks_always_called", ())
+    for key, hook in list(cell._forward_hooks.items()):
+        if always_only and key not in always:
+            continue
+        new = hook(cell, args, kwargs, out) if key in keyed else hook(cell, args, out)
+        if new is not None:
+            out = new
+    return out

@@ -169,10 +169,7 @@ class Cell:
         if self._compute_dtype is not None:
             args = tuple(_cast_float(a, self._compute_dtype) for a in args)
         if self._forward_pre_hooks:
-            for hook in list(self._forward_pre_hooks.values()):
-                new = hook(self, args)
-                if new is not None:
-                    args = new if isinstance(new, tuple) else (new,)
+            args, kwargs = _hooks.run_forward_pre_hooks(self, args, kwargs)
         hook_call = None
         if self._backward_hooks or self._backward_pre_hooks:
             capture = _P.active_capture()
@@ -180,38 +177,47 @@ class Cell:
                 capture.unsupported(f"a backward hook registered on {type(self).__name__} "
                                     "(register_backward_hook / register_backward_pre_hook)")
             hook_call, args = _hooks.hook_inputs(self, args)
-        if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__ \
-                or _P.active_capture() is not None:
-            from .._jit import run_cell
-            out = run_cell(self, args, kwargs)
-        else:
-            if _custom.has_bprop(self) and _tape.is_recording():
-                out = _custom.call_with_bprop(self, args, kwargs)
+        try:
+            if execution_mode() == GRAPH_MODE or "_jit_fn" in self.__dict__ \
+                    or _P.active_capture() is not None:
+                from .._jit import run_cell
+                out = run_cell(self, args, kwargs)
             else:
-                out = self.construct(*args, **kwargs)
+                if _custom.has_bprop(self) and _tape.is_recording():
+                    out = _custom.call_with_bprop(self, args, kwargs)
+                else:
+                    out = self.construct(*args, **kwargs)
+        except Exception:
+            if self._forward_hooks:
+                _hooks.run_forward_hooks(self, args, kwargs, None, always_only=True)
+            raise
         if self._forward_hooks:
-            for hook in list(self._forward_hooks.values()):
-                new = hook(self, args, out)
-                if new is not None:
-                    out = new
+            out = _hooks.run_forward_hooks(self, args, kwargs, out)
         if hook_call is not None:
             out = _hooks.attach_backward_hooks(hook_call, out)
         return out
 
-    def register_forward_pre_hook(self, hook_fn):
+    def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """``hook_fn(cell, inputs)`` runs before ``construct``; a non-None result replaces
-        the inputs."""
+        the inputs. ``with_kwargs``: ``hook_fn(cell, inputs, kwargs)`` returning None or
+        ``(inputs, kwargs)``; ``prepend`` runs it before the hooks already registered."""
         key = next(_hook_ids)
         _P.bump_epoch()
         self._forward_pre_hooks[key] = hook_fn
+        _hooks.set_hook_options(self, self._forward_pre_hooks, key, prepend, with_kwargs, False)
         return _HookHandle(self._forward_pre_hooks, key)
 
-    def register_forward_hook(self, hook_fn):
+    def register_forward_hook(self, hook_fn, *, prepend=False, with_kwargs=False,
+                              always_call=False):
         """``hook_fn(cell, inputs, output)`` runs after ``construct``; a non-None result
-        replaces the output."""
+        replaces the output. ``with_kwargs``: ``hook_fn(cell, inputs, kwargs, output)``;
+        ``prepend`` runs it before the hooks already registered; ``always_call`` runs it
+        (with output None) also when ``construct`` raises, before the error propagates."""
         key = next(_hook_ids)
         _P.bump_epoch()
         self._forward_hooks[key] = hook_fn
+        _hooks.set_hook_options(self, self._forward_hooks, key, prepend, with_kwargs,
+                                always_call)
         return _HookHandle(self._forward_hooks, key)
 
     def register_backward_hook(self, hook_fn):
