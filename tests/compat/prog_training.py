@@ -281,6 +281,44 @@ def amp_levels(ms, seed):
 
 
 @program
+def model_amp_loss_scale(ms, seed):
+    """Model(..., amp_level=..., loss_scale_manager=...) as a mixed-precision tutorial wires
+    it (MindSpore's CPU build accepts only no manager or a fixed one without overflow
+    dropping, so those are the configurations compared)."""
+    nn = ms.nn
+    out = {}
+    configs = {
+        "O1": ("O1", None, 1.0),
+        "O2_fixed": ("O2", lambda: ms.FixedLossScaleManager(64.0, drop_overflow_update=False), 64.0),
+        "O3_fixed": ("O3", lambda: ms.amp.FixedLossScaleManager(16.0, False), 16.0),
+        "O3": ("O3", None, 1.0),
+    }
+    for name, (level, manager, opt_scale) in configs.items():
+        rng = np.random.default_rng(seed)
+        net = conv_net(ms)
+        set_weights(ms, net, rng)
+        # MindSpore's O1 rewrites the network and keeps BatchNorm in the mode it had then
+        # (see docs/compatibility.md): put it in training mode first, as training needs
+        net.set_train()
+        x = randn(rng, 12, 2, 5, 5)
+        y = rng.integers(0, 3, 12).astype(np.int32)
+        data = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+        loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), 0.05, 0.9, loss_scale=opt_scale)
+        kwargs = {} if manager is None else {"loss_scale_manager": manager()}
+        model = ms.Model(net, loss_fn, opt, metrics={"acc": ms.train.Accuracy()},
+                         amp_level=level, **kwargs)
+        model.train(2, data, dataset_sink_mode=False)
+        out[f"{name}/train_network"] = np.array(type(model.train_network).__name__)
+        out[f"{name}/eval_acc"] = np.array(model.eval(data, dataset_sink_mode=False)["acc"])
+        logits = model.predict(ms.Tensor(x[:3]))
+        out[f"{name}/predict"] = logits.asnumpy().astype(np.float32)
+        out[f"{name}/predict_dtype"] = np.array(str(logits.dtype))
+        out.update({k: v.astype(np.float32) for k, v in weights_of(net, f"{name}/param:").items()})
+    return out
+
+
+@program
 def model_train_eval(ms, seed):
     rng = np.random.default_rng(seed)
     nn = ms.nn

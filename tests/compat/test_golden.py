@@ -21,7 +21,8 @@ RTOL, ATOL = 2e-4, 2e-5
 # generators differ): a few standard errors wide for >= 1024 values; max_abs bounds smaller ones
 # float16 programs, and Adam-type updates (m / sqrt(v) turns float32 rounding of near-zero
 # gradients into visible differences)
-PROGRAM_TOLERANCES = {"amp_levels": (5e-3, 5e-3), "optimizer_groups": (2e-4, 1e-4)}
+PROGRAM_TOLERANCES = {"amp_levels": (5e-3, 5e-3), "model_amp_loss_scale": (5e-3, 5e-3),
+                      "optimizer_groups": (2e-4, 1e-4)}
 STAT_TOLERANCES = {"std": (0.08, 0.0), "mean_over_std": (0.0, 0.1), "kurtosis": (0.0, 0.25),
                    "max_abs": (0.1, 0.0)}
 
@@ -46,6 +47,10 @@ MINDSPORE_WRONG = {
         "NormalizePad writes the 3-channel result contiguously into the 4-channel output "
         "(pixels shifted, zeros at the end) on MindSpore's CPU build "
         "(see test_normalize_pad_appends_zeros)",
+    ("model_amp_loss_scale", r"O1/(eval_acc|predict|param:1\.moving_(mean|variance))"):
+        "amp level O1 rewrites the network and freezes BatchNorm in the training mode it had "
+        "then, so Model.eval/predict still use (and update) batch statistics on MindSpore "
+        "(see test_o1_batchnorm_follows_set_train)",
     ("tensor_methods", r"in_place/.*"):
         "t.add_(2) / t.mul_(2) return the result but leave t unchanged on MindSpore's CPU build "
         "(see test_in_place_methods_write_in_place)",
@@ -147,3 +152,24 @@ def test_normalize_pad_appends_zeros():
     np.testing.assert_allclose(got[..., :3], want, rtol=1e-6)
     np.testing.assert_array_equal(got[..., 3], 0)
     assert got.dtype == np.float32
+
+
+def test_o1_batchnorm_follows_set_train():
+    nn = ms.nn
+    net = nn.SequentialCell([nn.Conv2d(2, 4, 3, has_bias=True), nn.BatchNorm2d(4), nn.ReLU()])
+    amp_net = ms.amp.auto_mixed_precision(net, "O1")
+    x = ms.Tensor(np.random.default_rng(0).standard_normal((4, 2, 5, 5)).astype(np.float32))
+    amp_net.set_train(True)
+    train_out = amp_net(x).asnumpy()
+    moved = net[1].moving_mean.asnumpy().copy()
+    assert np.any(moved != 0)                       # training mode: batch statistics
+    amp_net.set_train(False)
+    eval_out = amp_net(x).asnumpy()
+    np.testing.assert_array_equal(net[1].moving_mean.asnumpy(), moved)    # not updated
+    conv = net[0](x).asnumpy().astype(np.float32)
+    bn = net[1]
+    want = np.maximum((conv - moved.reshape(1, -1, 1, 1)) / np.sqrt(
+        bn.moving_variance.asnumpy().reshape(1, -1, 1, 1) + bn.eps)
+        * bn.gamma.asnumpy().reshape(1, -1, 1, 1) + bn.beta.asnumpy().reshape(1, -1, 1, 1), 0)
+    np.testing.assert_allclose(eval_out, want, rtol=2e-3, atol=2e-3)
+    assert not np.allclose(train_out, eval_out)
