@@ -11,18 +11,20 @@ from .._core import primitive as P
 from .._core.aval import ShapedArray
 
 
-def _make_identity(xp):
-    def identity(*xs, hook_fn):
+def make_identity_many(xp):
+    """Kernel factory of the hook primitives: their inputs, unchanged (the attributes carry
+    what the gradient rule needs)."""
+    def identity_many(*xs, **attrs):
         return tuple(xs)
-    return identity
+    return identity_many
 
 
-def _identity_infer(attrs, *xs):
+def identity_many_infer(attrs, *xs):
     return tuple(ShapedArray(x.shape, x.dtype) for x in xs)
 
 
-hook_backward_p = P.Primitive("HookBackward", _make_identity, kind="opaque",
-                              multiple_results=True, infer=_identity_infer)
+hook_backward_p = P.Primitive("HookBackward", make_identity_many, kind="opaque",
+                              multiple_results=True, infer=identity_many_infer)
 
 
 def _hook_name(fn):

@@ -21,7 +21,7 @@ MindSpore does. Missing cotangents are passed to the hook as None.
 from __future__ import annotations
 
 from .._core import primitive as P
-from .._core.aval import ShapedArray
+from .._prims.hook import identity_many_infer, make_identity_many
 from .._tensor import Tensor
 
 
@@ -37,20 +37,10 @@ class _HookCall:
         self.grad_output = ()
 
 
-def _make_identity_many(xp):
-    def identity_many(*xs, call):
-        return tuple(xs)
-    return identity_many
-
-
-def _identity_many_infer(attrs, *xs):
-    return tuple(ShapedArray(x.shape, x.dtype) for x in xs)
-
-
-hook_inputs_p = P.Primitive("CellBackwardHookInputs", _make_identity_many, kind="opaque",
-                            multiple_results=True, infer=_identity_many_infer)
-hook_outputs_p = P.Primitive("CellBackwardHookOutputs", _make_identity_many, kind="opaque",
-                             multiple_results=True, infer=_identity_many_infer)
+hook_inputs_p = P.Primitive("CellBackwardHookInputs", make_identity_many, kind="opaque",
+                            multiple_results=True, infer=identity_many_infer)
+hook_outputs_p = P.Primitive("CellBackwardHookOutputs", make_identity_many, kind="opaque",
+                             multiple_results=True, infer=identity_many_infer)
 
 
 def _as_tuple(dout):

@@ -289,7 +289,8 @@ def model_amp_loss_scale(ms, seed):
     out = {}
     configs = {
         "O1": ("O1", None, 1.0),
-        "O2_fixed": ("O2", lambda: ms.FixedLossScaleManager(64.0, drop_overflow_update=False), 64.0),
+        "O2_fixed": ("O2", lambda: ms.FixedLossScaleManager(64.0, drop_overflow_update=False),
+                     64.0),
         "O3_fixed": ("O3", lambda: ms.amp.FixedLossScaleManager(16.0, False), 16.0),
         "O3": ("O3", None, 1.0),
     }

@@ -52,7 +52,8 @@ def test_boundaries_match_mindspore():
 
 
 def test_softmax_and_bias_grads():
-    lsg = G.LogSoftmaxGrad(0)(Tensor([[-1.0, -2.0], [-0.5, -0.1]]), Tensor([[1.0, 2.0], [3.0, 4.0]]))
+    lsg = G.LogSoftmaxGrad(0)(Tensor([[-1.0, -2.0], [-0.5, -0.1]]),
+                              Tensor([[1.0, 2.0], [3.0, 4.0]]))
     np.testing.assert_allclose(lsg.asnumpy(), [[-0.4715178, 1.1879883], [0.5738773, -1.4290247]],
                                rtol=1e-5)
     y = ops.softmax(Tensor([[1.0, 2.0, 0.5]]))

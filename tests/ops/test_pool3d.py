@@ -6,7 +6,7 @@ import pytest
 
 import spore as ms
 from spore import nn, ops
-from tests.helpers.optable import OpCase, table_tests
+from tests.helpers.optable import OpCase, case_id, grad_case_fn, run_grad, table_tests
 
 
 def np_pool3d(x, k, s, pads, reduce, include_pad=True, dilation=(1, 1, 1)):
@@ -43,6 +43,16 @@ CASES = [
            [(1, 2, 5, 4, 5)], id="avg_pool3d pad no count"),
 ]
 test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+
+SECOND_ORDER = [
+    OpCase("max_pool3d", grad_case_fn(lambda x: ops.max_pool3d(x, 2, 1, 1), 0), None,
+           [(1, 2, 3, 4, 3)], id="d/dx max_pool3d"),
+]
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=case_id)
+def test_second_order_gradient(case):
+    run_grad(case)
 
 X = ms.Tensor(np.sin(np.arange(2 * 3 * 5 * 6 * 7, dtype=np.float32) * 1.3).reshape(2, 3, 5, 6, 7))
 

@@ -647,17 +647,20 @@ def _conv2d_grad(attrs, inputs, out, dout, needed):
     return grads
 
 
-@conv2d_input_grad_p.def_grad(inputs=(0, 1))
-def _input_grad_grad(attrs, inputs, out, c):
-    dy, w = inputs
-    geo = geometry(attrs)
-    return (conv2d_p(c, w, **geo),
-            conv2d_filter_grad_p(c, dy, filter_shape=tuple(w.shape), **geo))
+def def_gradient_grads(conv_p, input_grad_p, filter_grad_p):
+    """The rules of a convolution's two gradient primitives, which are convolutions again
+    (each is linear in both arguments); shared by the 2-D and 3-D families."""
+    @input_grad_p.def_grad(inputs=(0, 1))
+    def _input_grad_grad(attrs, inputs, out, c):
+        dy, w = inputs
+        geo = geometry(attrs)
+        return (conv_p(c, w, **geo), filter_grad_p(c, dy, filter_shape=tuple(w.shape), **geo))
+
+    @filter_grad_p.def_grad(inputs=(0, 1))
+    def _filter_grad_grad(attrs, inputs, out, c):
+        x, dy = inputs
+        geo = geometry(attrs)
+        return (input_grad_p(dy, c, input_shape=tuple(x.shape), **geo), conv_p(x, c, **geo))
 
 
-@conv2d_filter_grad_p.def_grad(inputs=(0, 1))
-def _filter_grad_grad(attrs, inputs, out, c):
-    x, dy = inputs
-    geo = geometry(attrs)
-    return (conv2d_input_grad_p(dy, c, input_shape=tuple(x.shape), **geo),
-            conv2d_p(x, c, **geo))
+def_gradient_grads(conv2d_p, conv2d_input_grad_p, conv2d_filter_grad_p)

@@ -22,8 +22,8 @@ import numpy as np
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from ._common import check_float, check_same_dtype, validated
+from .conv import def_gradient_grads
 
-GEOMETRY = ("stride", "pads", "dilation", "groups")
 _OP = "Conv3D"
 
 
@@ -174,10 +174,6 @@ conv3d_filter_grad_p = P.Primitive("Conv3DBackpropFilter",
                                    kind="opaque", n_inputs=2, infer=_filter_grad_infer)
 
 
-def _geometry(attrs):
-    return {k: attrs[k] for k in GEOMETRY}
-
-
 # ----------------------------------------------------------------- gradient rules
 @conv3d_p.def_grad(inputs=(0, 1), needed=True)
 def _conv3d_grad(attrs, inputs, out, dout, needed):
@@ -188,17 +184,4 @@ def _conv3d_grad(attrs, inputs, out, dout, needed):
     return gx, gw
 
 
-@conv3d_input_grad_p.def_grad(inputs=(0, 1))
-def _input_grad_grad(attrs, inputs, out, c):
-    dy, w = inputs
-    geo = _geometry(attrs)
-    return (conv3d_p(c, w, **geo),
-            conv3d_filter_grad_p(c, dy, filter_shape=tuple(w.shape), **geo))
-
-
-@conv3d_filter_grad_p.def_grad(inputs=(0, 1))
-def _filter_grad_grad(attrs, inputs, out, c):
-    x, dy = inputs
-    geo = _geometry(attrs)
-    return (conv3d_input_grad_p(dy, c, input_shape=tuple(x.shape), **geo),
-            conv3d_p(x, c, **geo))
+def_gradient_grads(conv3d_p, conv3d_input_grad_p, conv3d_filter_grad_p)

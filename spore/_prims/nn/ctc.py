@@ -213,8 +213,9 @@ def _ctc_grad_infer(attrs, lp, targets, il, tl, dloss):
     return ShapedArray(tuple(lp.shape), lp.dtype)
 
 
+# no second-order rule (MindSpore has none either): nondiff, so grad-of-grad sees zeros
 ctc_loss_grad_p = P.Primitive("CTCLossGrad", _checked(_make_ctc_grad), kind="opaque",
-                              n_inputs=5, infer=_ctc_grad_infer)
+                              n_inputs=5, nondiff=True, infer=_ctc_grad_infer)
 
 
 @ctc_loss_p.def_grad(inputs=(0, 1, 2, 3))

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
+from ..array import gather_d_p, reshape_p
 from ._common import check_float, validated
 from .conv3d import _windows, output_dhw
 
@@ -109,3 +110,15 @@ def _max_pool3d_grad(attrs, inputs, out, dout):
     if dy is None:
         return (None,)
     return (max_pool3d_grad_p(inputs[0], dy, **attrs),)
+
+
+@max_pool3d_grad_p.def_grad(inputs=(0,))
+def _max_pool3d_grad_grad(attrs, inputs, out, c):
+    """Linear in dout (a scatter to the maxima): its transpose gathers the cotangent at
+    the maxima; piecewise constant in x."""
+    x = inputs[0]
+    _, index = max_pool3d_p(x, **attrs)
+    n, ch = x.shape[:2]
+    flat = reshape_p(c, shape=(n, ch, -1))
+    picked = gather_d_p(flat, reshape_p(index, shape=(n, ch, -1)), axis=2)
+    return (None, reshape_p(picked, shape=tuple(index.shape)))

@@ -7,8 +7,8 @@ from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["RReLU", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SeLU", "GELU", "FastGelu",
-           "SiLU", "Mish", "Sigmoid", "LogSigmoid", "Tanh", "Tanhshrink", "Hardtanh",
+__all__ = ["RReLU", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SeLU", "GELU",
+           "FastGelu", "SiLU", "Mish", "Sigmoid", "LogSigmoid", "Tanh", "Tanhshrink", "Hardtanh",
            "HSwish", "HSigmoid", "Softsign", "Softplus", "SoftShrink", "HShrink", "Threshold",
            "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "GLU", "get_activation"]
 
@@ -380,13 +380,8 @@ class RReLU(Cell):
 
     def __init__(self, lower=1 / 8, upper=1 / 3):
         super().__init__()
-        for arg, value in (("lower", lower), ("upper", upper)):
-            if isinstance(value, bool) or not isinstance(value, (float, int)):
-                raise TypeError(f"For 'RReLU', the type of '{arg}' should be one of "
-                                f"'['float', 'int']', but got type '{type(value).__name__}'.")
-        if lower > upper:
-            raise ValueError(f"For RReLU, the value of 'upper' must be greater than or equal to "
-                             f"'lower', but got upper: {upper}, lower: {lower}. ")
+        from ...ops._nn.activation import check_rrelu_bounds
+        check_rrelu_bounds("RReLU", lower, upper)
         self.lower, self.upper = float(lower), float(upper)
 
     def construct(self, x):

@@ -14,9 +14,9 @@ from ..cell import Cell
 from . import _checks as C
 from .activation import get_activation
 
-__all__ = ["Roll", "Unfold", "ClipByNorm", "Dense", "Linear", "BiDense", "Flatten", "Unflatten", "Identity", "Dropout",
-           "Dropout1d", "Dropout2d", "Upsample", "PixelShuffle", "PixelUnshuffle",
-           "ChannelShuffle"]
+__all__ = ["Roll", "Unfold", "ClipByNorm", "Dense", "Linear", "BiDense", "Flatten", "Unflatten",
+           "Identity", "Dropout", "Dropout1d", "Dropout2d", "Upsample", "PixelShuffle",
+           "PixelUnshuffle", "ChannelShuffle"]
 
 
 class Dense(Cell):

@@ -11,8 +11,9 @@ from ... import _context
 from ... import ops
 from ..cell import Cell
 
-__all__ = ["MaxPool3d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool3d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+           "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d"]
 
 
 def _int_or_tuple(value, arg, owner):

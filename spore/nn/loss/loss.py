@@ -9,9 +9,9 @@ from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["CTCLoss", "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
-           "NLLLoss", "SoftmaxCrossEntropyWithLogits", "BCELoss", "BCEWithLogitsLoss",
-           "KLDivLoss"]
+__all__ = ["CTCLoss", "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "CrossEntropyLoss", "NLLLoss", "SoftmaxCrossEntropyWithLogits", "BCELoss",
+           "BCEWithLogitsLoss", "KLDivLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 

@@ -6,8 +6,8 @@ from ... import ops
 from ..._tensor import Tensor
 from .loss import LossBase, _check_tensor
 
-__all__ = ["TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss"]
+__all__ = ["TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss",
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss"]
 
 
 class MarginRankingLoss(LossBase):

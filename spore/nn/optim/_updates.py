@@ -256,7 +256,8 @@ def _apply_centered_rms_prop_infer(attrs, var, mean_grad, mean_square, moment, g
 
 # validated: an in-place update checks its operands before writing anything
 apply_rms_prop_p = P.Primitive(
-    "ApplyRMSProp", validated(_make_apply_rms_prop, _apply_rms_prop_infer), kind="opaque", effect="state", nondiff=True,
+    "ApplyRMSProp", validated(_make_apply_rms_prop, _apply_rms_prop_infer), kind="opaque",
+    effect="state", nondiff=True,
     n_inputs=8, infer=_apply_rms_prop_infer,
     doc="ApplyRMSProp(var, mean_square, moment, lr, grad, decay, momentum, epsilon): in place.")
 apply_rms_prop_p.returns_written_input()

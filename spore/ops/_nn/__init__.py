@@ -20,5 +20,6 @@ from .misc import *        # noqa: F401,F403
 from .norm import *        # noqa: F401,F403
 from .pool import *        # noqa: F401,F403
 
-__all__ = sorted(activation.__all__ + conv.__all__ + conv3d_module.__all__ + pool3d_module.__all__ + loss.__all__ + misc.__all__
+__all__ = sorted(activation.__all__ + conv.__all__ + conv3d_module.__all__ + pool3d_module.__all__
+                 + loss.__all__ + misc.__all__
                  + norm.__all__ + pool.__all__)

@@ -91,18 +91,23 @@ def dropout3d(input, p=0.5, training=True):
     return _dropout("dropout3d", input, p, training, None, 2)
 
 
+def check_rrelu_bounds(op, lower, upper):
+    """RReLU's slope bounds: numbers with lower <= upper (MindSpore's messages)."""
+    for arg, value in (("lower", lower), ("upper", upper)):
+        if isinstance(value, bool) or not isinstance(value, (float, int)):
+            raise TypeError(f"For '{op}', the type of '{arg}' should be one of '['float', "
+                            f"'int']', but got type '{type(value).__name__}'.")
+    if lower > upper:
+        raise ValueError(f"For {op}, the value of 'upper' must be greater than or equal to "
+                         f"'lower', but got upper: {upper}, lower: {lower}. ")
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
     """Randomized leaky ReLU: each negative element is multiplied by its own slope drawn
     uniformly from [lower, upper]; positives pass unchanged. MindSpore draws the slopes
     on every call, in training and evaluation alike."""
     from ..._tensor import Tensor
-    for arg, value in (("upper", upper), ("lower", lower)):
-        if isinstance(value, bool) or not isinstance(value, (float, int)):
-            raise TypeError(f"For 'rrelu', '{arg}' must be an int or a float, but got "
-                            f"{type(value)}")
-    if lower > upper:
-        raise ValueError(f"For 'rrelu', the value of 'upper' must be greater than or equal to "
-                         f"'lower', but got upper: {upper}, lower: {lower}. ")
+    check_rrelu_bounds("rrelu", lower, upper)
     if not isinstance(input, Tensor):
         raise TypeError(f"For 'rrelu', the 'input' must be a Tensor but got {type(input)}.")
     from .. import _math, _random
@@ -113,3 +118,4 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
 
 
 __all__ = public_functions(globals(), __name__)
+__all__.remove("check_rrelu_bounds")
