@@ -49,7 +49,8 @@ ALL = [
            id="Conv3D asymmetric pads"),
 ]
 
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(ALL)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(ALL)
 
 SECOND_ORDER = [
     OpCase("conv3d", grad_case_fn(lambda x, w: ops.conv3d(x, w, None, (1, 2, 1), "pad", 1),

@@ -96,7 +96,8 @@ def _ctc_of_logits(x):
 
 
 CASES = [OpCase("ctc_loss", _ctc_of_logits, None, [(6, 2, 4)], id="ctc_loss of log_softmax")]
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)
 
 
 @pytest.mark.parametrize("call,exc,words", [

@@ -42,7 +42,8 @@ CASES = [
            lambda x: np_pool3d(x, (3, 3, 3), (2, 2, 2), (1,) * 6, "avg", include_pad=False),
            [(1, 2, 5, 4, 5)], id="avg_pool3d pad no count"),
 ]
-test_forward, test_infer_matches_kernel, test_gradient = table_tests(CASES)
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)
 
 SECOND_ORDER = [
     OpCase("max_pool3d", grad_case_fn(lambda x: ops.max_pool3d(x, 2, 1, 1), 0), None,
