@@ -154,7 +154,5 @@ class TripletMarginLoss(LossBase):
     def construct(self, x, positive, negative, margin=1.0):
         if self.margin != 1.0:
             margin = self.margin
-        if isinstance(margin, Tensor):
-            margin = float(margin)
         return ops.triplet_margin_loss(x, positive, negative, margin=margin, p=self.p,
                                        eps=self.eps, swap=self.swap, reduction=self.reduction)

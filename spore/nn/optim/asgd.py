@@ -54,16 +54,12 @@ class ASGD(Optimizer):
         lrs = self.lr_per_param()
         self.increment_step()
         step = ops.cast(self.global_step.reshape(()), float32)
-        first = int(self.global_step[0]) == 1
+        first = step == 1.0            # tensors, not host reads: the step compiles in Graph mode
         for param, eta, mu, ax, lr, grad in zip(self.parameters, self.eta, self.mu, self.ax, lrs,
                                                 gradients):
-            if first:
-                ops.assign(eta, lr)
-            new = ops.assign(param, param * (1.0 - self.lambd * eta) - eta * grad)
-            if float(mu) != 1.0:
-                ops.assign(ax, ax + (new - ax) * mu)
-            else:
-                ops.assign(ax, new)
+            rate = ops.assign(eta, ops.where(first, ops.cast(lr, float32), eta))
+            new = ops.assign(param, param * (1.0 - self.lambd * rate) - rate * grad)
+            ops.assign(ax, ops.where(mu != 1.0, ax + (new - ax) * mu, new))
             ops.assign(eta, lr / ops.pow(1.0 + self.lambd * lr * step, self.alpha))
             ops.assign(mu, 1.0 / ops.maximum(Tensor(1.0, float32), step - self.t0))
         return True
@@ -117,10 +113,10 @@ class Rprop(Optimizer):
         gradients = self.preprocess(gradients)
         lrs = self.lr_per_param()
         self.increment_step()
-        first = int(self.global_step[0]) == 1
+        first = self.global_step.reshape(()) == 1
         for param, prev, step_size, lr, grad in zip(self.parameters, self.prev, self.step_size,
                                                     lrs, gradients):
-            size = ops.ones_like(step_size) * lr if first else step_size
+            size = ops.where(first, ops.ones_like(step_size) * lr, step_size)
             agree = ops.sign(grad * prev)
             factor = ops.where(agree > 0, ops.full_like(grad, self.etaplus),
                                ops.where(agree < 0, ops.full_like(grad, self.etaminus),
