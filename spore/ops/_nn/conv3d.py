@@ -10,7 +10,8 @@ from ..._prims.array import reshape_p
 from ..._prims.math import add_p
 from ..._prims.nn.conv3d import conv3d_p
 from .._utils import public_functions
-from ._args import check_pad_mode, int_tuple, is_int, non_negative, positive, same_pads
+from ._args import (check_pad_mode, int_tuple, is_int, non_negative, positive, require_tensor,
+                    same_pads)
 
 
 def conv3d_pads(op, pad_mode, pads, in_dhw, kernel, stride, dilation):
@@ -30,6 +31,7 @@ def conv3d_ms(input, weight, bias, stride, pad_mode, pads, dilation, groups, op=
     """Conv3D with explicit 6-tuple ``pads`` (or 'same'/'valid'), shared by ``ops.conv3d``,
     ``ops.Conv3D`` and ``nn.Conv3d``."""
     for arg, x in (("x", input), ("weight", weight)):
+        require_tensor(op, arg, x)
         if x.ndim != 5:
             raise ValueError(f"For primitive[Conv3D], the {arg} shape size must be equal to 5, "
                              f"but got {x.ndim}.")

@@ -25,6 +25,9 @@ def _triple(op, arg, value, allow_five=True):
 
 
 def _check_rank(op, x):
+    if not isinstance(x, P._Tensor):
+        raise TypeError(f"For '{op}', the input x must be a Tensor, but got "
+                        f"{type(x).__name__}.")
     if x.ndim != 5:
         raise ValueError(f"For primitive[{op}], the input x rank must be equal to 5, but got "
                          f"{x.ndim}.")

@@ -7,6 +7,12 @@ from ..._tensor import Tensor
 from . import Conv2D, Primitive, _ops
 
 
+def _require_tensor(op, arg, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{op}', the '{arg}' must be a Tensor, but got "
+                        f"{type(value).__name__}.")
+
+
 def _check_hook(hook_fn):
     if not callable(hook_fn):
         raise TypeError(f"Expected a callable hook function, but got {type(hook_fn).__name__}.")
@@ -61,6 +67,11 @@ class Conv2DBackpropInput(Primitive):
 
     def __call__(self, dout, weight, input_size):
         ops = _ops()
+        _require_tensor("Conv2DBackpropInput", "dout", dout)
+        _require_tensor("Conv2DBackpropInput", "weight", weight)
+        if not isinstance(input_size, (tuple, list)) or len(input_size) != 4:
+            raise ValueError(f"For 'Conv2DBackpropInput', the 'input_size' must be a tuple of 4 "
+                             f"ints, but got {input_size!r}.")
         _, pullback = ops.vjp(lambda x: self._conv(x, weight),
                               ops.zeros(tuple(input_size), weight.dtype))
         return pullback(dout)[0]
@@ -162,6 +173,8 @@ class LSTM(Primitive):
         return weights
 
     def _check(self, x, h, c):
+        for arg, v in (("x", x), ("h", h), ("c", c)):
+            _require_tensor("LSTM", arg, v)
         if x.ndim != 3:
             raise ValueError(f"For primitive[LSTM], the x_shape.size() must be equal to 3, but "
                              f"got {x.ndim}.")
@@ -178,6 +191,7 @@ class LSTM(Primitive):
         from ...nn.layer.rnns import _run_direction
         ops = _ops()
         self._check(x, h, c)
+        _require_tensor("LSTM", "w", w)
         weights = self._unpack(w)
         layer_in, hs, cs = x, [], []
         for layer in range(self.num_layers):
