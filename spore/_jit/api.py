@@ -29,7 +29,7 @@ from .. import _random as R
 from .._autodiff import tape as T
 from .._core import primitive as P
 from . import codegen, dump, passes
-from .capture import Capture, GraphBreak, user_location
+from .capture import Capture, GraphBreak, user_frame, user_location
 from .convert import convert_callable
 from .mutable import MUTABLE_SCALARS, as_tensor
 from .ir import signature
@@ -591,10 +591,7 @@ def graph_output_tensors(spec, out):
 def _warn_at_user(message):
     """A RuntimeWarning attributed to the innermost frame outside Spore (the user's call)."""
     import sys
-    from .capture import _SPORE_DIR
-    f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_SPORE_DIR):
-        f = f.f_back
+    f = user_frame(sys._getframe(1))
     if f is None:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
         return
@@ -616,19 +613,11 @@ def _fallback_of(exc):
 def _user_frame_of(tb):
     """The innermost frame outside Spore on the way to where ``tb`` was raised (the user's
     line that led there)."""
-    import linecache
-    from .capture import _SPORE_DIR
     if tb is None:
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
-    f = tb.tb_frame
-    while f is not None:
-        fname = f.f_code.co_filename
-        if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
-            return (fname, f.f_lineno, linecache.getline(fname, f.f_lineno).strip())
-        f = f.f_back
-    return None
+    return user_location(tb.tb_frame)
 
 
 def _compile_message(name, f, exc):

@@ -58,15 +58,24 @@ class SymbolicAttributeError(GraphBreak, AttributeError):
     still works for code that treats the attribute as optional)."""
 
 
-def user_location(skip_dirs=(_SPORE_DIR,)):
-    """(file, line, source) of the innermost frame outside the Spore package."""
-    f = sys._getframe(1)
+def user_frame(start=None):
+    """The innermost frame outside the Spore package and its generated code."""
+    f = start if start is not None else sys._getframe(1)
     while f is not None:
         fname = f.f_code.co_filename
-        if not fname.startswith(skip_dirs) and not fname.startswith("<spore-jit"):
-            return (fname, f.f_lineno, linecache.getline(fname, f.f_lineno).strip())
+        if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
+            return f
         f = f.f_back
     return None
+
+
+def user_location(start=None):
+    """(file, line, source) of the innermost frame outside the Spore package."""
+    f = user_frame(start if start is not None else sys._getframe(1))
+    if f is None:
+        return None
+    fname = f.f_code.co_filename
+    return (fname, f.f_lineno, linecache.getline(fname, f.f_lineno).strip())
 
 
 def _spore_api_frame():

@@ -207,11 +207,7 @@ def _ident(name):
 
 def _last_uses(graph):
     """node index -> large intermediate values whose last reader is that node."""
-    last = {}
-    for k, node in enumerate(graph.nodes):
-        for x in node.inputs:
-            if isinstance(x, Value) and x.node is not None:
-                last[x] = k
+    last = memplan.last_readers(graph)
     keep = set(graph.outputs)
     written_bases = set()
     for node in graph.nodes:

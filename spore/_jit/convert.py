@@ -225,16 +225,10 @@ class _IfRewriter(ast.NodeTransformer):
                         and it.func.id == "range" and not it.keywords
                         and 1 <= len(it.args) <= 3)):
             return node
-        stores = _Stores()
-        for s in node.body:
-            stores.visit(s)
-        if stores.blocked:
+        block = self._block(node, node.body, exclude=(node.target.id,))
+        if block is None:
             return node
-        self.count += 1
-        self.converted += 1
-        k = self.count
-        names = [n for n in stores.names if n != node.target.id]
-        where = f"at {self.filename}:{node.lineno + self.first_line - 1} "
+        k, names, where = block
         b_name = f"{_PREFIX}for_{k}"
         body_def = ast.FunctionDef(name=b_name, args=_params([node.target.id] + names),
                                    body=list(node.body) + [_return_names(names)],
@@ -272,17 +266,10 @@ class _IfRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if node.orelse or _loop_exits(node.body):
             return node
-        stores = _Stores()
-        for s in node.body:
-            stores.visit(s)
-        if stores.blocked:
+        block = self._block(node, node.body)
+        if block is None:
             return node
-        self.count += 1
-        self.converted += 1
-        k = self.count
-        names = stores.names
-        line = node.lineno + self.first_line - 1
-        where = f"at {self.filename}:{line} "
+        k, names, where = block
         c_name, b_name = f"{_PREFIX}cond_{k}", f"{_PREFIX}body_{k}"
         cond_def = ast.FunctionDef(name=c_name, args=_params(names),
                                    body=[ast.Return(value=node.test)], decorator_list=[],
@@ -312,49 +299,36 @@ class _IfRewriter(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        stores = _Stores()
-        for s in node.body + node.orelse:
-            stores.visit(s)
-        if stores.blocked:
+        block = self._block(node, node.body + node.orelse)
+        if block is None:
             return node
-        self.count += 1
-        self.converted += 1
-        k = self.count
-        names = stores.names
-        line = node.lineno + self.first_line - 1
-        where = f"at {self.filename}:{line} "
+        k, names, where = block
         t_name, f_name = f"{_PREFIX}true_{k}", f"{_PREFIX}false_{k}"
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
-                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                             defaults=[])
-        ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names],
-                                         ctx=ast.Load()))
-        true_def = ast.FunctionDef(name=t_name, args=args, body=list(node.body) + [ret],
+        true_def = ast.FunctionDef(name=t_name, args=_params(names),
+                                   body=list(node.body) + [_return_names(names)],
                                    decorator_list=[], returns=None)
-        false_def = ast.FunctionDef(name=f_name, args=args,
-                                    body=list(node.orelse or []) + [ret],
+        false_def = ast.FunctionDef(name=f_name, args=_params(names),
+                                    body=list(node.orelse or []) + [_return_names(names)],
                                     decorator_list=[], returns=None)
-        current = [ast.Call(func=ast.Name(id=f"{_PREFIX}value", ctx=ast.Load()),
-                            args=[ast.Call(func=ast.Name(id="locals", ctx=ast.Load()),
-                                           args=[], keywords=[]),
-                                  ast.Constant(n)], keywords=[]) for n in names]
         call = ast.Call(func=ast.Name(id=f"{_PREFIX}if", ctx=ast.Load()),
                         args=[node.test, ast.Name(id=t_name, ctx=ast.Load()),
                               ast.Name(id=f_name, ctx=ast.Load()),
-                              ast.Constant(tuple(names)), ast.Constant(where)] + current,
-                        keywords=[])
-        if names:
-            assign = ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store())
-                                                         for n in names], ctx=ast.Store())],
-                                value=call)
-        else:
-            assign = ast.Expr(value=call)
-        out = [true_def, false_def, assign]
-        for s in out:
-            ast.copy_location(s, node)
-            ast.fix_missing_locations(s)
-        return out
+                              ast.Constant(tuple(names)), ast.Constant(where)]
+                        + _current_values(names), keywords=[])
+        return self._emit(node, [true_def, false_def], names, call)
 
+    def _block(self, node, stmts, exclude=()):
+        """(number, assigned names, "at file:line ") of a block to convert, or None when it
+        returns/breaks/yields or declares global names."""
+        stores = _Stores()
+        for s in stmts:
+            stores.visit(s)
+        if stores.blocked:
+            return None
+        self.count += 1
+        self.converted += 1
+        names = [n for n in stores.names if n not in exclude]
+        return self.count, names, f"at {self.filename}:{node.lineno + self.first_line - 1} "
 
 def convert_callable(fn):
     """``convert`` for functions and bound methods (a method stays bound to its object)."""

@@ -43,12 +43,18 @@ class Plan:
         self.peak_bytes = 0
 
 
-def plan(graph, cast_nodes=frozenset()):
+def last_readers(graph):
+    """Intermediate value -> index of the last node that reads it."""
     last = {}
     for k, node in enumerate(graph.nodes):
         for x in node.inputs:
             if isinstance(x, Value) and x.node is not None:
                 last[x] = k
+    return last
+
+
+def plan(graph, cast_nodes=frozenset()):
+    last = last_readers(graph)
     keep = set(graph.outputs)
     written = {node.inputs[i] for node in graph.nodes for i, _ in node.written}
     poolable = set()
