@@ -367,6 +367,8 @@ class JitFunction:
         finally:
             cap.unbind_args()
             P.set_capture(prev)
+        for text, sep, end in cap.pending_prints:      # the trace succeeded: show them
+            print(*text, sep=sep, end=end)
         graph = cap.finish(out_spec[1])
         entry.graph = graph
         entry.out_spec = out_spec[0]

@@ -168,6 +168,7 @@ class Capture:
         self.rng = None
         self.n_draws = 0
         self.parent = None
+        self.pending_prints = []   # Python-value prints of the trace, shown if it succeeds
 
     # -- values ------------------------------------------------------------------
     def bind_arg(self, obj):
@@ -275,6 +276,13 @@ class Capture:
     def snapshot(self, t):
         from .._prims.special import copy_p
         return self.handle(copy_p, (t,), {})
+
+    def root(self):
+        """The outermost capture (a branch's or loop body's enclosing trace)."""
+        c = self
+        while c.parent is not None:
+            c = c.parent
+        return c
 
     def converted(self, fn):
         """``fn`` source-converted when this trace converts (capture_mode="ast")."""

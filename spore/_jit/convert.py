@@ -380,8 +380,13 @@ def run_print(*args, sep=" ", end="\n", file=None, flush=False):
     capture = P.active_capture()
     if capture is None or file is not None or not any(
             isinstance(a, (P._Tensor, _FString)) for a in args):
-        return print(*[str(a) if isinstance(a, _FString) else a for a in args], sep=sep,
-                     end=end, file=file, flush=flush)
+        text = [str(a) if isinstance(a, _FString) else a for a in args]
+        if capture is not None and file is None:
+            # Python values print once, when the function is compiled; kept until the
+            # trace succeeds, so an aborted trace (then run in PyNative) printed nothing
+            capture.root().pending_prints.append((text, sep, end))
+            return None
+        return print(*text, sep=sep, end=end, file=file, flush=flush)
     from .._prims.special import py_print_p
     tensors, pieces = [], []
 

@@ -356,3 +356,20 @@ def test_gradients_through_a_data_dependent_while_match_pynative_and_finite_diff
     assert report.compiled == 1 and not report.fallbacks
     names = [n.prim.name for n in report.graphs[0].nodes]
     assert "While" in names and "WhileGrad" in names
+
+
+def test_python_value_prints_show_once_at_compile_and_not_for_an_aborted_trace(capsys):
+    def ok(x):
+        print("compiling", 3)
+        return x + 1
+    f = ms.jit(ok)
+    f(_v(1.0))
+    f(_v(1.0))
+    assert capsys.readouterr().out == "compiling 3\n"       # once, at compile time
+
+    def aborts(x):
+        print("before the host read")
+        return x + float(x.sum())
+    with pytest.warns(RuntimeWarning):
+        ms.jit(aborts)(_v(1.0))
+    assert capsys.readouterr().out == "before the host read\n"   # from the PyNative run only
