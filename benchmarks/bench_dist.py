@@ -113,8 +113,7 @@ def _size(n):
 def w4_worker(args):
     sys.path.insert(0, HERE)
     import harness as H
-    from bench_spore import LeNet5, load
-    import numpy as np
+    from bench_spore import lenet5
     from mpi4py import MPI
     import spore as ms
     from spore import nn
@@ -126,11 +125,7 @@ def w4_worker(args):
                                      gradients_mean=True)
     x, labels, p = H.w4_data()
     x = x + rank                      # each rank its own batch
-    net = LeNet5()
-    for name in ("conv1", "conv2", "fc1", "fc2", "fc3"):
-        cell = getattr(net, name)
-        load(cell.weight, p[name + ".w"])
-        load(cell.bias, p[name + ".b"])
+    net = lenet5(p)
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)

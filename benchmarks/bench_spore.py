@@ -173,13 +173,19 @@ def w3(workload, mode):
     return train(net, nn.MSELoss(), opt, Tensor(x), Tensor(y), mode)
 
 
-def w4(workload, mode):
-    x, labels, p = H.w4_data()
+def lenet5(p):
+    """LeNet5 with the shared W4 initial weights ``p``."""
     net = LeNet5()
     for name in ("conv1", "conv2", "fc1", "fc2", "fc3"):
         cell = getattr(net, name)
         load(cell.weight, p[name + ".w"])
         load(cell.bias, p[name + ".b"])
+    return net
+
+
+def w4(workload, mode):
+    x, labels, p = H.w4_data()
+    net = lenet5(p)
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     return train(net, loss_fn, opt, Tensor(x), Tensor(labels), mode)

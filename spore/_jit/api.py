@@ -445,16 +445,10 @@ class _Leaves:
 def _count_nodes(graph):
     """Kernels a graph runs: its nodes (a fused group is one) and those of its branches
     and loop bodies."""
-    from .ir import subgraphs
+    from .ir import node_subgraphs
     from .fusion import fused_p
-    inner = [g for n in graph.nodes if n.prim is not fused_p for g in subgraphs(
-        _single(n, graph))]
+    inner = [g for n in graph.nodes if n.prim is not fused_p for g in node_subgraphs(n)]
     return len(graph.nodes) + sum(_count_nodes(g) for g in inner)
-
-
-def _single(node, graph):
-    g = graph.copy(nodes=[node])
-    return g
 
 
 def _aliases_hold(entry, tensors):

@@ -145,10 +145,6 @@ class Sym(ShapedArray):
         return f"Sym({self.value!r}: {ShapedArray.__repr__(self)})"
 
 
-def is_symbolic(t):
-    return isinstance(getattr(t, "_data", None), Sym)
-
-
 def _new_tensor(value):
     t = P._Tensor.__new__(P._Tensor)
     t._data = Sym(value)
@@ -245,6 +241,7 @@ class Capture:
                 written.append((i, new))
         node.written = tuple(written)
         self.graph.nodes.append(node)
+        self._defined(node)
         for i, new in written:
             self._rebind(args[i], new)
         if prim.returns_input:
@@ -590,11 +587,6 @@ class Branch(Capture):
             self.free_order.append(outer)
             self.defined.add(inner)
         return inner
-
-    def handle(self, prim, args, attrs):
-        out = super().handle(prim, args, attrs)
-        self.defined.update(self.graph.nodes[-1].defines)
-        return out
 
     def _defined(self, node):
         self.defined.update(node.defines)

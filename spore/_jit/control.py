@@ -11,6 +11,8 @@ taken, as in PyNative.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .._core import primitive as P
 from .._core.aval import ShapedArray
 from .._prims.array import full_p
@@ -181,12 +183,8 @@ def compiled_while_grad(vjp_fn, n, n_weights, call, out_avals):
             d, dw = res[:n], res[n:]
             acc = dw if acc is None else tuple(a + b for a, b in zip(acc, dw))
         if acc is None:
-            acc = tuple(xp_zeros(shape, dt) for shape, dt in out_avals[n:])
+            acc = tuple(np.zeros(shape, dt) for shape, dt in out_avals[n:])
         call.stack = []
         return tuple(d) + tuple(acc)
     return run
 
-
-def xp_zeros(shape, dtype):
-    import numpy as np
-    return np.zeros(shape, dtype)

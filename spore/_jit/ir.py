@@ -171,15 +171,19 @@ def format_graph(g):
 
 def subgraphs(g):
     """The sub-graphs the nodes of ``g`` hold (branches, loop bodies, fused groups)."""
+    return [sub for n in g.nodes for sub in node_subgraphs(n)]
+
+
+def node_subgraphs(n):
+    """The sub-graphs one node holds in its attributes."""
     out = []
-    for n in g.nodes:
-        for v in n.attrs.values():
-            if isinstance(v, Graph):
-                out.append(v)
-            elif isinstance(getattr(v, "graph", None), Graph):
-                out.append(v.graph)
-            elif isinstance(v, tuple):
-                out.extend(x for x in v if isinstance(x, Graph))
+    for v in n.attrs.values():
+        if isinstance(v, Graph):
+            out.append(v)
+        elif isinstance(getattr(v, "graph", None), Graph):
+            out.append(v.graph)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, Graph))
     return out
 
 

@@ -11,8 +11,6 @@ print run in PyNative instead (recomputing them would write or print twice).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _random as R
 from .._core import primitive as P
 from .._core.aval import ShapedArray
@@ -97,8 +95,8 @@ def _flat_gradient(call):
 
     def flat_fn(*ts):
         it = _Leaves(ts)
-        out = jit.fn(*_rebuild(spec[0], it, jit_static(call)), **_rebuild(spec[1], it,
-                                                                            jit_static(call)))
+        static = call.entry.static_objects
+        out = jit.fn(*_rebuild(spec[0], it, static), **_rebuild(spec[1], it, static))
         return tuple(graph_output_tensors(call.entry.out_spec, out))
 
     positions = tuple(range(n)) or None
@@ -120,10 +118,6 @@ def _flat_gradient(call):
     return backward
 
 
-def jit_static(call):
-    return call.entry.static_objects
-
-
 def call_under_tape(jit, entry, spec, tensors):
     """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs."""
     from .api import _build
@@ -136,5 +130,3 @@ def call_under_tape(jit, entry, spec, tensors):
         R.advance(entry.n_draws)
     return _build(entry.out_spec, outs, tensors, wrap=lambda t: t)
 
-
-__all__ = ["jit_call_p", "call_under_tape", "recordable", "np"]

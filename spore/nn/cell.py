@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import warnings
 import itertools
 import re
 
@@ -27,6 +26,18 @@ from . import _hooks
 
 _hook_ids = itertools.count()
 _NAME_PREFIX = re.compile(r"^\w*[0-9a-zA-Z\_\.\-]*$", re.ASCII)
+
+
+def _add_hook(registry, hook_fn, check=False):
+    """Register ``hook_fn`` under a new key (compiled graphs that traced the cell are
+    re-checked: the epoch moves); returns the key."""
+    if check and not callable(hook_fn):
+        raise TypeError(f"Expected a callable hook function, but got "
+                        f"{type(hook_fn).__name__}.")
+    key = next(_hook_ids)
+    _P.bump_epoch()
+    registry[key] = hook_fn
+    return key
 
 
 class _HookHandle:
@@ -201,9 +212,7 @@ class Cell:
         """``hook_fn(cell, inputs)`` runs before ``construct``; a non-None result replaces
         the inputs. ``with_kwargs``: ``hook_fn(cell, inputs, kwargs)`` returning None or
         ``(inputs, kwargs)``; ``prepend`` runs it before the hooks already registered."""
-        key = next(_hook_ids)
-        _P.bump_epoch()
-        self._forward_pre_hooks[key] = hook_fn
+        key = _add_hook(self._forward_pre_hooks, hook_fn)
         _hooks.set_hook_options(self, self._forward_pre_hooks, key, prepend, with_kwargs, False)
         return _HookHandle(self._forward_pre_hooks, key)
 
@@ -213,9 +222,7 @@ class Cell:
         replaces the output. ``with_kwargs``: ``hook_fn(cell, inputs, kwargs, output)``;
         ``prepend`` runs it before the hooks already registered; ``always_call`` runs it
         (with output None) also when ``construct`` raises, before the error propagates."""
-        key = next(_hook_ids)
-        _P.bump_epoch()
-        self._forward_hooks[key] = hook_fn
+        key = _add_hook(self._forward_hooks, hook_fn)
         _hooks.set_hook_options(self, self._forward_hooks, key, prepend, with_kwargs,
                                 always_call)
         return _HookHandle(self._forward_hooks, key)
@@ -225,25 +232,13 @@ class Cell:
         ``grad_output`` holds the gradients w.r.t. the cell's outputs, ``grad_input`` those
         w.r.t. its tensor inputs (None where not differentiated); a non-None result
         replaces ``grad_input`` (see ``nn/_hooks.py``)."""
-        if not callable(hook_fn):
-            raise TypeError(f"Expected a callable hook function, but got "
-                            f"{type(hook_fn).__name__}.")
-        key = next(_hook_ids)
-        _P.bump_epoch()
-        self._backward_hooks[key] = hook_fn
-        return _HookHandle(self._backward_hooks, key)
+        return _HookHandle(self._backward_hooks, _add_hook(self._backward_hooks, hook_fn, check=True))
 
     def register_backward_pre_hook(self, hook_fn):
         """``hook_fn(cell, grad_output)`` runs in PyNative backward passes before the
         cell's own backward: ``grad_output`` holds the gradients w.r.t. the cell's outputs;
         a non-None result replaces them (see ``nn/_hooks.py``)."""
-        if not callable(hook_fn):
-            raise TypeError(f"Expected a callable hook function, but got "
-                            f"{type(hook_fn).__name__}.")
-        key = next(_hook_ids)
-        _P.bump_epoch()
-        self._backward_pre_hooks[key] = hook_fn
-        return _HookHandle(self._backward_pre_hooks, key)
+        return _HookHandle(self._backward_pre_hooks, _add_hook(self._backward_pre_hooks, hook_fn, check=True))
 
     # ------------------------------------------------------------------ modes
     def set_train(self, mode=True):
