@@ -203,11 +203,11 @@ def _rebuild(arr):
     return Tensor(arr)
 
 
-_BOOL_HINT = ("Graph mode converts `if` statements on tensors (capture_mode='ast', the "
-              "default); a `while`/`for` on tensor values, `and`/`or`/`not`, a conditional "
-              "expression, or an `if` whose branch returns or breaks is not converted: "
-              "compute both sides and pick with ops.select / ops.where, or test outside the "
-              "compiled function.")
+_BOOL_HINT = ("Graph mode converts `if`, `while`, `for ... in range(...)`, `and`/`or`/`not` "
+              "and conditional expressions on tensors (capture_mode='ast', the default), "
+              "but not `assert`, a loop with an `else` clause, a generator, a lambda, or "
+              "code whose source cannot be read: compute both sides and pick with "
+              "ops.select / ops.where, or test outside the compiled function.")
 _PRINT_HINT = ("Inside a compiled function use ops.Print(...) (it prints at every call), or "
                "print the result outside it.")
 

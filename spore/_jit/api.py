@@ -16,6 +16,8 @@ nested in another trace run the Python function itself, so gradients are never l
 from __future__ import annotations
 
 import functools
+import inspect
+import linecache
 import os
 import threading
 import time
@@ -135,7 +137,8 @@ _Parameter = P._Parameter
 
 # --------------------------------------------------------------------------- entries
 class _Entry:
-    __slots__ = ("compiled", "objects", "object_ids", "aliases", "n_draws", "uses_rng", "out_spec",
+    __slots__ = ("compiled", "objects", "object_ids", "aliases", "n_draws", "uses_rng",
+                 "rng_dynamic", "out_spec",
                  "epoch", "signature", "graph", "fallback", "compile_ms", "static_objects",
                  "peak_bytes")
 
@@ -352,6 +355,7 @@ class JitFunction:
             it = _Leaves(tensors)
             args = _rebuild(spec[0], it, objects)
             kwargs = _rebuild(spec[1], it, objects)
+            _refuse_generator(fn)
             with P.handler_scope(lambda below: cap.handle):
                 out = fn(*args, **kwargs)
             out_spec = _output_spec(out, cap, tensors)
@@ -379,6 +383,7 @@ class JitFunction:
         entry.object_ids = frozenset(id(o) for o in entry.objects)
         entry.n_draws = cap.n_draws
         entry.uses_rng = cap.rng is not None
+        entry.rng_dynamic = cap.rng_dynamic
         entry.signature = signature(graph)
         entry.compile_ms = (time.perf_counter() - t0) * 1e3
         # the capture made no change a graph depends on; Cells built inside it did
@@ -543,9 +548,17 @@ def _run(entry, tensors):
             e.add_note(f"(in the compiled graph: {node.prim.name} called at "
                        f"{node.loc[0]}:{node.loc[1]}: {node.loc[2]})")
         raise
-    if entry.n_draws:
-        R.advance(entry.n_draws)
+    _advance_rng(entry, outs)
     return _build(entry.out_spec, outs, tensors)
+
+
+def _advance_rng(entry, outs):
+    """Move the random counter past the call's draws: a fixed number, or, when tensor
+    control flow drew, the counter of the state the graph returns last."""
+    if entry.rng_dynamic:
+        R.set_state((R.get_state()[0], int(outs[-1][1])))
+    elif entry.n_draws:
+        R.advance(entry.n_draws)
 
 
 def _build(spec, outs, tensors, wrap=P.wrap):
@@ -594,6 +607,22 @@ def _warn_at_user(message):
     warnings.warn_explicit(message, RuntimeWarning, f.f_code.co_filename, f.f_lineno,
                            module=f.f_globals.get("__name__"),
                            registry=f.f_globals.setdefault("__warningregistry__", {}))
+
+
+def _refuse_generator(fn):
+    """A generator function returns before it computes anything: it cannot be a graph."""
+    if not inspect.isgeneratorfunction(fn):
+        return
+    code = inspect.unwrap(getattr(fn, "__func__", fn)).__code__
+    fname, line = code.co_filename, code.co_firstlineno
+    lines = linecache.getlines(fname)
+    for k in range(line - 1, len(lines)):
+        if "yield" in lines[k]:
+            line = k + 1
+            break
+    raise GraphBreak("a generator function (`yield`)", loc=(
+        fname, line, linecache.getline(fname, line).strip()), hint="Return the values "
+        "instead (a list or tuple of tensors), or iterate outside the compiled function.")
 
 
 def _fallback_of(exc):

@@ -18,9 +18,11 @@ sees the write, while the generated code runs the in-place kernel on the real bu
 """
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
+import sysconfig
 
 import numpy as np
 
@@ -36,8 +38,14 @@ class GraphBreak(Exception):
     """Something in a traced function cannot be captured (the construct, where it is)."""
 
     def __init__(self, construct, loc=None, hint=None):
+        if loc is None:
+            loc = user_location(sys._getframe(1))
+            inside = library_frame(sys._getframe(1))
+            if inside is not None:
+                module = inside.f_globals.get("__name__", "?")
+                construct = f"{construct} (inside {module}.{inside.f_code.co_name})"
         self.construct = construct
-        self.loc = loc if loc is not None else user_location()
+        self.loc = loc
         self.hint = hint
         super().__init__(self._message())
 
@@ -58,19 +66,53 @@ class SymbolicAttributeError(GraphBreak, AttributeError):
     still works for code that treats the attribute as optional)."""
 
 
-def user_frame(start=None):
-    """The innermost frame outside the Spore package and its generated code."""
-    f = start if start is not None else sys._getframe(1)
+def _library_dirs():
+    paths = sysconfig.get_paths()
+    dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs if d) + tuple(
+        os.path.join(d, "") for d in dirs if d)
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def is_library(filename):
+    """Whether code lives in Python's standard library or an installed package."""
+    return filename.startswith(_LIBRARY_DIRS)
+
+
+def _frames_outside_spore(f):
     while f is not None:
         fname = f.f_code.co_filename
         if not fname.startswith(_SPORE_DIR) and not fname.startswith("<spore-jit"):
-            return f
+            yield f
         f = f.f_back
+
+
+def user_frame(start=None):
+    """The innermost frame of the user's own code: outside the Spore package, its
+    generated code and, when the user's code is further out, installed libraries."""
+    first = None
+    for f in _frames_outside_spore(start if start is not None else sys._getframe(1)):
+        if not is_library(f.f_code.co_filename):
+            return f
+        first = first or f
+    return first
+
+
+def library_frame(start=None):
+    """The outermost library frame inside the user's innermost frame (the library call
+    the user made), or None when the user's code is innermost."""
+    found = None
+    for f in _frames_outside_spore(start if start is not None else sys._getframe(1)):
+        if not is_library(f.f_code.co_filename):
+            return found
+        found = f
     return None
 
 
 def user_location(start=None):
-    """(file, line, source) of the innermost frame outside the Spore package."""
+    """(file, line, source) of the innermost frame of the user's own code."""
     f = user_frame(start if start is not None else sys._getframe(1))
     if f is None:
         return None
@@ -163,6 +205,10 @@ class Capture:
         self.bound = []            # (argument object, its real data) while traced
         self.rng = None
         self.n_draws = 0
+        self.rng_value = None      # the random state draws count from, and how many
+        self.rng_offset = 0        # draws since (NOTE: [Random draws in control flow])
+        self.rng_dynamic = False   # a conditional or loop drew: the count is known at run time
+        self.rng_carried = None    # a loop body's carried random state
         self.parent = None
         self.pending_prints = []   # Python-value prints of the trace, shown if it succeeds
 
@@ -258,17 +304,58 @@ class Capture:
         self.current[id(t)] = value
 
     # -- hooks used below the compiler (random keys, snapshots) ---------------------------
+    # -- random state ------------------------------------------------------------------
+    # NOTE: [Random draws in control flow]
+    # A compiled call receives the random state (base, counter, global seed) and each
+    # draw's key is that state plus a fixed offset: the n-th draw takes counter + n, the
+    # key PyNative's n-th draw would take. A tensor conditional or loop draws a number of
+    # times known only when it runs, so there the state becomes a value threaded through
+    # the graph: the draws before it are folded into a ``RandomAdvance`` node, a branch
+    # reads that state as a free input and returns it advanced by its own draws (both
+    # branches return one), a loop body carries it, and later draws count from the
+    # node's output. The whole graph then returns its final state as a last output and
+    # the call sets the counter from it; graphs without such draws keep the fixed count.
+    # A draw in a loop's test, or inside control flow under a gradient tape, stops the
+    # trace with a message.
     def random_key(self, seed):
         from .._prims.random import random_key_p
-        if self.rng is None:        # the last input; ``finish`` appends it
-            self.rng = Value(ShapedArray((3,), np.uint64), role="rng")
+        base = self._rng_base()
         self.n_draws += 1
-        node = Node(random_key_p, (self.rng,), {"seed": seed, "offset": self.n_draws}, (),
+        self.rng_offset += 1
+        node = Node(random_key_p, (base,), {"seed": seed, "offset": self.rng_offset}, (),
                     loc=user_location())
         v = Value(ShapedArray((2,), np.uint64), node)
         node.outputs = (v,)
         self.graph.nodes.append(node)
+        self._defined(node)
         return _new_tensor(v)
+
+    def _rng_base(self):
+        """The random state the next draw counts from (created on first use)."""
+        if self.rng_value is None:
+            if self.rng is None:        # the last input; ``finish`` appends it
+                self.rng = Value(ShapedArray((3,), np.uint64), role="rng")
+            self.rng_value = self.rng
+        return self.rng_value
+
+    def current_rng(self):
+        """The random state after every draw traced so far (a ``RandomAdvance`` node when
+        draws happened since the last state value)."""
+        from .._prims.random import random_advance_p
+        base = self._rng_base()
+        if not self.rng_offset:
+            return base
+        node = Node(random_advance_p, (base,), {"n": self.rng_offset}, (), loc=None)
+        node.outputs = (Value(ShapedArray((3,), np.uint64), node),)
+        self.graph.nodes.append(node)
+        self._defined(node)
+        self.rng_value, self.rng_offset = node.outputs[0], 0
+        return self.rng_value
+
+    def _rng_after(self, value):
+        """Draws inside a conditional or loop happened: ``value`` is the state after it."""
+        self.rng_value, self.rng_offset = value, 0
+        self.root().rng_dynamic = True
 
     def snapshot(self, t):
         from .._prims.special import copy_p
@@ -316,6 +403,14 @@ class Capture:
         if tree_a != tree_b or avals_a != avals_b:
             raise GraphBreak("the two branches of a tensor conditional return different "
                              f"structures, shapes or dtypes ({avals_a} vs {avals_b})")
+        drew = ba.rng_value is not None or bb.rng_value is not None
+        if drew:
+            if recording:
+                raise GraphBreak("random numbers drawn inside a tensor conditional, inside a "
+                                 "gradient computation")
+            for br, outs in ((ba, outs_a), (bb, outs_b)):
+                outs.append(br.current_rng())        # the state after the branch's draws
+                br.graph.outputs = outs
         union = list(dict.fromkeys(ba.free_order + bb.free_order))
         for br in (ba, bb):
             br.graph.inputs = [br.free.get(u) or Value(u.aval, role="free") for u in union]
@@ -335,6 +430,8 @@ class Capture:
         node.written = tuple((i, v) for _, i, v in new_values)
         self.graph.nodes.append(node)
         self._defined(node)
+        if drew:
+            self._rng_after(node.outputs[-1])
         for obj, _, v in new_values:
             self._rebind(obj, v)
         it = iter(node.outputs)
@@ -391,6 +488,7 @@ class Capture:
             br = Branch(self, f"{self.graph.name}_{tag}")
             params = [Value(v.aval, role="carried") for v in init]
             br.defined.update(params)
+            br.rng_carried = functools.partial(_carried_rng, br, params, tag, where)
             args = list(values)
             for i, v in zip(carried, params):
                 args[i] = _new_tensor(v)
@@ -419,6 +517,7 @@ class Capture:
                                     hint="Loop-carried tensors keep their shape and dtype.")
                             outs.append(v)
                         elif new is not old and not (new == old):
+                            _check_return_in_loop(name, where)
                             raise GraphBreak(f"the Python value '{name}' changes in the tensor "
                                              f"while loop {where}", hint="Make it a tensor "
                                              "(e.g. i = ms.Tensor(0)) so the loop can carry it.")
@@ -430,6 +529,14 @@ class Capture:
             traced.append((br, params))
         suspended.__exit__(None, None, None)
         (bc, pc), (bb, pb) = traced
+        drew = bb.rng_value is not None
+        if drew:            # the random state is carried: the body's draws advance it
+            if recording:
+                raise GraphBreak(f"random numbers drawn inside the tensor while loop {where}"
+                                 "inside a gradient computation")
+            init.append(self.current_rng())
+            pc.append(Value(init[-1].aval, role="carried"))
+            bb.graph.outputs = list(bb.graph.outputs) + [bb.current_rng()]
         union = list(dict.fromkeys(bc.free_order + bb.free_order))
         for br, params in traced:
             br.graph.inputs = params + [br.free.get(u) or Value(u.aval, role="free")
@@ -451,6 +558,8 @@ class Capture:
         node.written = tuple((i, v) for _, i, v in new_values)
         self.graph.nodes.append(node)
         self._defined(node)
+        if drew:
+            self._rng_after(node.outputs[-1])
         for obj, _, v in new_values:
             self._rebind(obj, v)
         result = list(values)
@@ -540,9 +649,12 @@ class Capture:
 
     def finish(self, outputs):
         """Close the graph: its outputs, and the random state as its last input."""
+        outputs = list(outputs)
+        if self.rng_dynamic:        # the state after the call is an output too
+            outputs.append(self.current_rng())
         if self.rng is not None:
             self.graph.inputs.append(self.rng)
-        self.graph.outputs = list(outputs)
+        self.graph.outputs = outputs
         return self.graph
 
 
@@ -606,8 +718,26 @@ class Branch(Capture):
         self.current[id(t)] = value
         self.written[id(t)] = t
 
-    def random_key(self, seed):
-        raise GraphBreak("random numbers drawn inside a tensor conditional or loop")
+    def _rng_base(self):
+        """A branch counts from the enclosing graph's state (a free input); a loop body
+        from its carried state (NOTE: [Random draws in control flow])."""
+        if self.rng_value is None:
+            if self.rng_carried is not None:
+                self.rng_value = self.rng_carried()
+            else:
+                self.rng_value = self._free(self.parent.current_rng())
+        return self.rng_value
+
+
+def _carried_rng(br, params, tag, where):
+    """A loop body's first draw: the random state becomes one more carried value."""
+    if tag == "while_cond":
+        raise GraphBreak(f"random numbers drawn in the test of the while loop {where}".strip(),
+                         hint="Draw them in the body (or before the loop).")
+    p = Value(ShapedArray((3,), np.uint64), role="carried")
+    br.defined.add(p)
+    params.append(p)
+    return p
 
 
 def _flatten_out(x, leaves):
@@ -670,6 +800,7 @@ def _one_sided_names(names, where, tree_a, tree_b, outs_a, outs_b):
         if ca != cb and (_has_undefined(ca) or _has_undefined(cb)):
             children.append(("S", Undefined(name, where)))
         elif ca != cb:
+            _check_return_in_loop(name, where)
             raise GraphBreak(f"'{name}' gets different Python values or structures in the "
                              f"two branches of the tensor `if` {where}({_show(ca)} vs "
                              f"{_show(cb)})", hint="Make it a tensor in both branches "
@@ -682,6 +813,16 @@ def _one_sided_names(names, where, tree_a, tree_b, outs_a, outs_b):
         ib += nb
     tree = (tuple, tuple(children))
     return tree, tree, keep_a, keep_b
+
+
+def _check_return_in_loop(name, where):
+    """A lowered ``return`` (NOTE: [Early exits] in convert.py) inside a tensor loop: the
+    value before the loop is not a tensor yet, so the loop cannot carry it."""
+    from .convert import RETURN_NAME
+    if name == RETURN_NAME:
+        raise GraphBreak(f"a `return` inside a loop that runs as a tensor loop ({where.strip()})",
+                         hint="Assign the result to a variable, `break`, and return it after "
+                         "the loop.")
 
 
 def _show(tree):

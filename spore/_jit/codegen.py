@@ -110,86 +110,155 @@ class Compiled:
 def generate(graph, reuse_buffers=True):
     """Compile ``graph`` to a Python function over arrays (with the memory plan's ``out=``
     buffers unless ``reuse_buffers`` is False)."""
-    names = {}
-    # the module name marks the generated code as Spore's (its NumPy warnings are Spore's
-    # kernels' warnings, silenced as in PyNative: spore/_quiet.py)
-    glob = {"_arr": _as_array, "__name__": "spore._jit.generated"}
-    lines = []
-    line_nodes = {}
-    for i, v in enumerate(graph.inputs):
-        names[v] = f"i{i}"
-    for i, c in enumerate(graph.consts):
-        names[c] = f"c{i}"
-        glob[f"c{i}"] = c.const
-    specs = []
-    for k, node in enumerate(graph.nodes):
-        kname = f"k{k}"
-        specs.append((kname,) + specialize(node, glob, kname))
-    cast_nodes = frozenset(k for k, sp in enumerate(specs) if sp[3])
-    mplan = memplan.plan(graph, cast_nodes) if reuse_buffers else None
-    last_use = _last_uses(graph)
-    lits = itertools.count()
-
-    def operand(x):
-        if isinstance(x, Value):
-            return names[x]
-        if x is None or isinstance(x, (bool, int)) or (isinstance(x, float)
-                                                       and np.isfinite(x)):
-            return repr(x)
-        name = f"l{next(lits)}"
-        glob[name] = x
-        return name
-
-    header = f"def {_ident(graph.name)}(" + ", ".join(names[v] for v in graph.inputs) + "):"
-    lines.append(header)
-    vcount = itertools.count()
-    for k, node in enumerate(graph.nodes):
-        kname, fn, inputs, casts = specs[k]
-        glob[kname] = fn
-        args = [operand(x) for x in inputs]
-        for i, dt in casts:
-            dname = f"t{k}_{i}"
-            glob[dname] = dt
-            args[i] = f"{args[i]}.astype({dname})"
-        for v in node.outputs:
-            names[v] = f"v{next(vcount)}"
-        outs = [names[v] for v in node.outputs]
-        target = mplan.reuse.get(k) if mplan is not None else None
-        if target is not None:
-            args.append(f"out={names[target]}")
-        call = f"{kname}({', '.join(args)})"
-        loc = f"  # {node.prim.name}" + (f" at {node.loc[0]}:{node.loc[1]}" if node.loc else "")
-        if not outs:
-            lines.append(f"    {call}{loc}")
-        elif node.prim.multiple_results:
-            target = ", ".join(outs) + ("," if len(outs) == 1 else "")
-            lines.append(f"    {target} = {call}{loc}")
-        elif node.outputs[0].aval.shape == ():
-            lines.append(f"    {outs[0]} = _arr({call}){loc}")
-        else:
-            lines.append(f"    {outs[0]} = {call}{loc}")
-        line_nodes[len(lines)] = node
-        for i, new in node.written:
-            if new not in node.outputs:
-                names[new] = names[node.inputs[i]]      # written in place: same buffer
-        if mplan is not None:
-            freed = [v for v in mplan.release.get(k, ()) if v.nbytes >= _FREE_BYTES]
-        else:
-            freed = last_use.get(k, ())
-        dead = [names[v] for v in freed if names[v].startswith("v")]
-        if dead:
-            lines.append(f"    del {', '.join(sorted(set(dead)))}")
-    outs = ", ".join(names[v] for v in graph.outputs)
-    lines.append(f"    return ({outs}{',' if len(graph.outputs) == 1 else ''})")
-    source = "\n".join(lines) + "\n"
+    em = _Emitter()
+    in_names = [f"i{i}" for i in range(len(graph.inputs))]
+    em.lines.append(f"def {_ident(graph.name)}(" + ", ".join(in_names) + "):")
+    outs = em.emit(graph, in_names, "    ", "", reuse_buffers)
+    em.lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    source = "\n".join(em.lines) + "\n"
     filename = register_source(source, graph.name)
     code = compile(source, filename, "exec")
     ns = {}
-    exec(code, glob, ns)
+    exec(code, em.glob, ns)
     fn = ns[_ident(graph.name)]
-    compiled = Compiled(graph, fn, source, filename, line_nodes)
-    compiled.peak_bytes = mplan.peak_bytes if mplan is not None else None
+    compiled = Compiled(graph, fn, source, filename, em.line_nodes)
+    compiled.peak_bytes = em.peak_bytes
     return compiled
+
+
+class _Emitter:
+    """Writes the source of a graph; tensor ``while`` loops and conditionals (outside a
+    gradient tape) are written inline as Python ``while`` / ``if`` blocks, so an
+    iteration costs its kernels and no function calls (NOTE: [Inline control flow])."""
+
+    def __init__(self):
+        # the module name marks the generated code as Spore's (its NumPy warnings are
+        # Spore's kernels' warnings, silenced as in PyNative: spore/_quiet.py)
+        self.glob = {"_arr": _as_array, "__name__": "spore._jit.generated"}
+        self.lines = []
+        self.line_nodes = {}
+        self.peak_bytes = None
+        self.blocks = itertools.count()
+
+    def emit(self, graph, in_names, ind, prefix, reuse_buffers=False):
+        """Lines computing ``graph`` from the variables ``in_names``; returns the names
+        of its outputs."""
+        glob, lines = self.glob, self.lines
+        names = dict(zip(graph.inputs, in_names))
+        for i, c in enumerate(graph.consts):
+            names[c] = f"{prefix}c{i}"
+            glob[f"{prefix}c{i}"] = c.const
+        specs = []
+        for k, node in enumerate(graph.nodes):
+            kname = f"{prefix}k{k}"
+            specs.append((kname,) + ((_INLINE, list(node.inputs), []) if _inlined(node)
+                                     else specialize(node, glob, kname)))
+        cast_nodes = frozenset(k for k, sp in enumerate(specs) if sp[3])
+        mplan = memplan.plan(graph, cast_nodes) if reuse_buffers else None
+        if mplan is not None:
+            self.peak_bytes = mplan.peak_bytes
+        last_use = _last_uses(graph) if not prefix else {}
+        lits = itertools.count()
+
+        def operand(x):
+            if isinstance(x, Value):
+                return names[x]
+            if x is None or isinstance(x, (bool, int)) or (isinstance(x, float)
+                                                           and np.isfinite(x)):
+                return repr(x)
+            name = f"{prefix}l{next(lits)}"
+            glob[name] = x
+            return name
+
+        vcount = itertools.count()
+        for k, node in enumerate(graph.nodes):
+            kname, fn, inputs, casts = specs[k]
+            args = [operand(x) for x in inputs]
+            for v in node.outputs:
+                names[v] = f"{prefix}v{next(vcount)}"
+            outs = [names[v] for v in node.outputs]
+            loc = f"  # {node.prim.name}" + (f" at {node.loc[0]}:{node.loc[1]}"
+                                            if node.loc else "")
+            if fn is _INLINE:
+                self._inline(node, args, outs, ind, f"{prefix}b{next(self.blocks)}_", loc)
+            else:
+                glob[kname] = fn
+                for i, dt in casts:
+                    dname = f"{prefix}t{k}_{i}"
+                    glob[dname] = dt
+                    args[i] = f"{args[i]}.astype({dname})"
+                target = mplan.reuse.get(k) if mplan is not None else None
+                if target is not None:
+                    args.append(f"out={names[target]}")
+                call = f"{kname}({', '.join(args)})"
+                if not outs:
+                    lines.append(f"{ind}{call}{loc}")
+                elif node.prim.multiple_results:
+                    target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+                    lines.append(f"{ind}{target} = {call}{loc}")
+                elif node.outputs[0].aval.shape == ():
+                    lines.append(f"{ind}{outs[0]} = _arr({call}){loc}")
+                else:
+                    lines.append(f"{ind}{outs[0]} = {call}{loc}")
+                self.line_nodes[len(lines)] = node
+            for i, new in node.written:
+                if new not in node.outputs:
+                    names[new] = names[node.inputs[i]]      # written in place: same buffer
+            if mplan is not None:
+                freed = [v for v in mplan.release.get(k, ()) if v.nbytes >= _FREE_BYTES]
+            else:
+                freed = last_use.get(k, ())
+            dead = [names[v] for v in freed if names[v].startswith("v")]
+            if dead:
+                lines.append(f"{ind}del {', '.join(sorted(set(dead)))}")
+        return [names[v] for v in graph.outputs]
+
+    def _inline(self, node, args, outs, ind, prefix, loc):
+        lines = self.lines
+        if node.prim is control.cond_p:
+            true_g, false_g = node.attrs["branches"]
+            lines.append(f"{ind}if {args[0]}:{loc}")
+            self.line_nodes[len(lines)] = node
+            for g, tag in ((true_g, "t"), (false_g, "f")):
+                if tag == "f":
+                    lines.append(f"{ind}else:")
+                res = self.emit(g, args[1:], ind + "    ", prefix + tag)
+                lines.append(f"{ind}    {_tuple(outs)} = {_tuple(res)}" if outs
+                             else f"{ind}    pass")
+            return
+        n = node.attrs["n_carried"]
+        carried, free = args[:n], args[n:]
+        state = [f"{prefix}s{i}" for i in range(n)]
+        if state:
+            lines.append(f"{ind}{_tuple(state)} = {_tuple(carried)}")
+        lines.append(f"{ind}while True:{loc}")
+        self.line_nodes[len(lines)] = node
+        (test,) = self.emit(node.attrs["cond"], state + free, ind + "    ", prefix + "c")
+        lines.append(f"{ind}    if not {test}:")
+        lines.append(f"{ind}        break")
+        res = self.emit(node.attrs["body"], state + free, ind + "    ", prefix + "l")
+        if state:
+            lines.append(f"{ind}    {_tuple(state)} = {_tuple(res)}")
+            lines.append(f"{ind}{_tuple(outs)} = {_tuple(state)}")
+
+
+# NOTE: [Inline control flow]
+# A ``Cond`` or ``While`` outside a gradient tape is written into the enclosing graph's
+# source as an ``if``/``else`` or ``while True`` block over the sub-graphs' lines (their
+# names prefixed per block), rather than calls of separately compiled functions: one
+# iteration of a loop of small ops then costs its kernel calls only (measured: half the
+# time per iteration of a three-op loop). Sub-graphs run without the memory plan (a
+# buffer reused across iterations would need a liveness analysis over the loop).
+_INLINE = object()          # the "kernel" of an inlined node
+
+
+def _inlined(node):
+    return (node.prim is control.cond_p or node.prim is control.while_p) \
+        and node.attrs.get("_py") is None
+
+
+def _tuple(names):
+    return ", ".join(names) + ("," if len(names) == 1 else "")
 
 
 def register_source(source, name):

@@ -13,14 +13,20 @@ Before tracing, a user function's source is rewritten once per code object:
 where ``a, b`` are the names either branch assigns. ``__spore_if`` runs Python's ``if``
 when TEST is not a tensor, and otherwise the internal conditional (NOTE: [Conditionals]),
 so both branches become sub-graphs. A name assigned in only one branch is *undefined*
-after a tensor ``if``; using it raises an error naming it and the ``if``. Branches that
-``return``, ``break``, ``continue``, ``yield`` or declare ``global``/``nonlocal`` are left
-as they are (a tensor condition there then falls back to PyNative, naming the line).
-Only code outside the Spore package is converted.
+after a tensor ``if``; using it raises an error naming it and the ``if``. ``return``,
+``break`` and ``continue`` are first rewritten into assignments (NOTE: [Early exits]);
+branches that ``yield`` or declare ``global``/``nonlocal`` are left as they are (a
+tensor condition there then falls back to PyNative, naming the line). Calls in
+converted code convert their callee when it is a user function (``run_call``). Only
+code outside the Spore package is converted.
 """
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
+import contextlib
+import copy
 import inspect
 import linecache
 import textwrap
@@ -68,7 +74,32 @@ def run_if(test, true_fn, false_fn, names, where, *values):
     capture = P.active_capture()
     if capture is None:
         return true_fn(*values) if bool(test) else false_fn(*values)
-    return capture.cond(test, true_fn, false_fn, values, names=names, where=where)
+    return capture.cond(test, _flags_as_tensors(true_fn, names),
+                        _flags_as_tensors(false_fn, names), values, names=names, where=where)
+
+
+def _is_flag(name):
+    return name.startswith(_FLAG)
+
+
+def _promote_flags(names, values):
+    """``values`` with the exit flags (NOTE: [Early exits]) made bool tensors, so a tensor
+    conditional or loop can carry them."""
+    if not any(_is_flag(n) for n in names):
+        return tuple(values)
+    return tuple(P._Tensor(bool(v), _bool()) if _is_flag(n) and isinstance(v, bool) else v
+                 for n, v in zip(names, values))
+
+
+def _flags_as_tensors(fn, names, skip=0):
+    """``fn`` whose results (after the first ``skip``) have their exit flags promoted."""
+    if not any(_is_flag(n) for n in names):
+        return fn
+
+    def wrapped(*args):
+        out = tuple(fn(*args))
+        return out[:skip] + _promote_flags(names, out[skip:])
+    return wrapped
 
 
 # --------------------------------------------------------------------------- the rewrite
@@ -80,7 +111,7 @@ class _Stores(ast.NodeVisitor):
         self.blocked = False
 
     def _add(self, name):
-        if name not in self.names and not name.startswith(_PREFIX):
+        if name not in self.names and (not name.startswith(_PREFIX) or name.startswith(_VAR)):
             self.names.append(name)
 
     def visit_Name(self, node):
@@ -131,25 +162,27 @@ class _Stores(ast.NodeVisitor):
 
 def _loop_exits(stmts):
     """Whether a loop body leaves the loop early (break/continue at its own level, or any
-    return/yield)."""
+    return/yield): those loops stay Python loops. Nested functions (the converted
+    branches among them) do not count."""
     for s in stmts:
-        if _returns([s]):
+        if _returns([s]) or isinstance(s, (ast.Break, ast.Continue)):
             return True
-        if isinstance(s, (ast.Break, ast.Continue)):
+        if not isinstance(s, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                              ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                isinstance(n, (ast.Break, ast.Continue))
+                for n in _level_nodes(s, into_loops=False)):
             return True
-        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            continue                      # their break/continue are their own
-        for child in ast.iter_child_nodes(s):
-            if isinstance(child, ast.stmt) and _loop_exits([child]):
-                return True
     return False
 
 
 def _returns(stmts):
+    kinds = (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)
     for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
-                return True
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(s, kinds) or any(isinstance(n, kinds)
+                                       for n in _level_nodes(s, into_loops=True)):
+            return True
     return False
 
 
@@ -219,25 +252,24 @@ class _IfRewriter(ast.NodeTransformer):
 
     def visit_For(self, node):
         self.generic_visit(node)
-        it = node.iter
-        if (node.orelse or _loop_exits(node.body) or not isinstance(node.target, ast.Name)
-                or not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-                        and it.func.id == "range" and not it.keywords
-                        and 1 <= len(it.args) <= 3)):
+        if node.orelse or _loop_exits(node.body) or not _range_loop(node):
             return node
-        block = self._block(node, node.body, exclude=(node.target.id,))
+        target = node.target.id
+        block = self._block(node, node.body, exclude=(target,))
         if block is None:
             return node
         k, names, where = block
         b_name = f"{_PREFIX}for_{k}"
-        body_def = ast.FunctionDef(name=b_name, args=_params([node.target.id] + names),
+        body_def = ast.FunctionDef(name=b_name, args=_params([target] + names),
                                    body=list(node.body) + [_return_names(names)],
                                    decorator_list=[], returns=None)
         call = ast.Call(func=ast.Name(id=f"{_PREFIX}for_range", ctx=ast.Load()),
                         args=[ast.Name(id=b_name, ctx=ast.Load()), ast.Constant(tuple(names)),
-                              ast.Constant(where), ast.Tuple(elts=list(it.args), ctx=ast.Load())]
-                        + _current_values(names), keywords=[])
-        return self._emit(node, [body_def], names, call)
+                              ast.Constant(where), ast.Tuple(elts=list(node.iter.args),
+                                                             ctx=ast.Load()),
+                              ast.Constant(getattr(node, "spore_flag", None))]
+                        + _current_values([target] + names), keywords=[])
+        return self._emit(node, [body_def], [target] + names, call)
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -245,6 +277,12 @@ class _IfRewriter(ast.NodeTransformer):
             node.func = ast.copy_location(ast.Name(id=f"{_PREFIX}print", ctx=ast.Load()),
                                           node.func)
             node.args = [self._fstring(a) for a in node.args]
+            self.converted += 1
+        elif _converts_callee(node):
+            # the user's functions called from here are converted too, when called
+            node.func = ast.copy_location(ast.Call(
+                func=ast.Name(id=f"{_PREFIX}call", ctx=ast.Load()), args=[node.func],
+                keywords=[]), node.func)
             self.converted += 1
         return node
 
@@ -330,6 +368,415 @@ class _IfRewriter(ast.NodeTransformer):
         names = [n for n in stores.names if n not in exclude]
         return self.count, names, f"at {self.filename}:{node.lineno + self.first_line - 1} "
 
+
+# --------------------------------------------------------------------------- early exits
+# NOTE: [Early exits]
+# ``return`` inside a branch and ``break``/``continue`` inside a loop are rewritten before
+# the ``if``/loop conversion into plain assignments, so every block converts:
+#   * the statements after an ``if`` that exits on some path move into that ``if``'s
+#     branches that do not exit ("tail duplication"), so every exit ends its path;
+#   * then ``return X`` becomes ``__spore_v_ret = X`` (one ``return __spore_v_ret``
+#     follows the ``if``), ``continue`` disappears, ``break`` sets a flag that the
+#     loop's test reads (``while not flag and TEST``), and a ``return`` inside a loop
+#     sets the return value, a "done" flag and the break flag; ``if done: return ...``
+#     follows the loop.
+# Flags are Python bools, so Python loops and branches behave exactly as before; a
+# tensor conditional or loop turns them into bool tensors (``_promote_flags``). Loops
+# with an ``else`` clause, ``for`` loops over anything but ``range`` and nested functions
+# keep their exits as they are.
+_VAR = f"{_PREFIX}v_"
+_FLAG = f"{_VAR}flag_"
+_RET = RETURN_NAME = f"{_VAR}ret"
+_DONE = f"{_FLAG}done"
+
+
+def _name(n, store=False):
+    return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+
+
+def _assign(n, value):
+    return ast.Assign(targets=[_name(n, True)], value=value)
+
+
+def _level_nodes(node, into_loops):
+    """The nodes of a statement at this function level (and this loop level unless
+    ``into_loops``): nested functions, classes and lambdas are not entered."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield n
+        if not into_loops and isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _contains(stmt, kinds):
+    if isinstance(stmt, kinds):
+        return True
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                         ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    return any(isinstance(n, kinds) for n in _level_nodes(stmt, into_loops=False))
+
+
+def _terminates(stmts, kinds):
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, kinds):
+        return True
+    return isinstance(last, ast.If) and _terminates(last.body, kinds) \
+        and _terminates(last.orelse, kinds)
+
+
+def _push_tails(stmts, kinds):
+    """``stmts`` with what follows an exiting ``if`` moved into its non-exiting branches
+    (code after an exit is dropped: it never runs)."""
+    out = []
+    for i, s in enumerate(stmts):
+        out.append(s)
+        if isinstance(s, kinds):
+            return out
+        if isinstance(s, ast.If) and _contains(s, kinds):
+            tail = stmts[i + 1:]
+            for attr in ("body", "orelse"):
+                block = getattr(s, attr)
+                if tail and not _terminates(block, kinds):
+                    block = block + copy.deepcopy(tail)
+                setattr(s, attr, _push_tails(block, kinds))
+            return out
+    return out
+
+
+def _replace_exits(stmts, kinds, make):
+    """Each exit at the end of a path replaced by ``make(exit)`` (a list of statements)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, kinds):
+            out.extend(make(s))
+        elif isinstance(s, ast.If) and _contains(s, kinds):
+            s.body = _replace_exits(s.body, kinds, make) or [ast.Pass()]
+            s.orelse = _replace_exits(s.orelse, kinds, make)
+            out.append(s)
+        else:
+            out.append(s)
+    return out
+
+
+def _return_value(s):
+    return s.value if s.value is not None else ast.Constant(None)
+
+
+class _ExitLowering(ast.NodeTransformer):
+    """NOTE: [Early exits]."""
+
+    def __init__(self):
+        self.count = 0
+        self.depth = 0
+        self.lowered = 0
+
+    def lower_function(self, fdef):
+        self.depth = 1
+        fdef.body = [self.visit(s) for s in fdef.body]
+        fdef.body = _flatten(fdef.body)
+        if any(_contains(s, ast.Return) and not isinstance(s, ast.Return) for s in fdef.body):
+            body = fdef.body
+            if not _terminates(body, ast.Return):
+                body = body + [ast.Return(value=None)]
+            body = _push_tails(body, ast.Return)
+            body = _replace_exits(body, ast.Return,
+                                  lambda s: [_assign(_RET, _return_value(s))])
+            fdef.body = body + [ast.Return(value=_name(_RET))]
+            self.lowered += 1
+        return fdef
+
+    def visit_FunctionDef(self, node):
+        return node                      # nested functions keep their own exits
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_If(self, node):
+        node.body = _flatten([self.visit(s) for s in node.body])
+        node.orelse = _flatten([self.visit(s) for s in node.orelse])
+        return node
+
+    def visit_While(self, node):
+        node.body = _flatten([self.visit(s) for s in node.body])
+        if node.orelse or not _loop_has_exit(node.body):
+            return node
+        flag = self._flag(node.body)
+        before, body, after = self._lower_loop(node.body, flag)
+        node.body = body
+        if flag:
+            node.test = ast.BoolOp(op=ast.And(), values=[
+                ast.UnaryOp(op=ast.Not(), operand=_name(flag)), node.test])
+        return self._placed(node, before + [node] + after)
+
+    def visit_For(self, node):
+        node.body = _flatten([self.visit(s) for s in node.body])
+        if node.orelse or not _range_loop(node) or not _loop_has_exit(node.body):
+            return node
+        flag = self._flag(node.body)
+        before, body, after = self._lower_loop(node.body, flag)
+        node.body = body
+        node.spore_flag = flag
+        return self._placed(node, before + [node] + after)
+
+    def _flag(self, body):
+        """The loop's break flag, or None when it only ``continue``s."""
+        self.lowered += 1
+        if not any(_contains(s, (ast.Break, ast.Return)) for s in body):
+            return None
+        self.count += 1
+        return f"{_FLAG}break_{self.count}"
+
+    def _lower_loop(self, body, flag):
+        kinds = (ast.Break, ast.Continue, ast.Return)
+        has_return = any(_contains(s, ast.Return) for s in body)
+
+        def make(s):
+            if isinstance(s, ast.Break):
+                return [_assign(flag, ast.Constant(True))]
+            if isinstance(s, ast.Continue):
+                return []
+            return [_assign(_RET, _return_value(s)), _assign(_DONE, ast.Constant(True)),
+                    _assign(flag, ast.Constant(True))]
+        body = _replace_exits(_push_tails(body, kinds), kinds, make) or [ast.Pass()]
+        before = [_assign(flag, ast.Constant(False))] if flag else []
+        after = []
+        if has_return:
+            before += [_assign(_DONE, ast.Constant(False)), _assign(_RET, ast.Constant(None))]
+            after = [ast.If(test=_name(_DONE), body=[ast.Return(value=_name(_RET))],
+                            orelse=[])]
+        return before, body, after
+
+    @staticmethod
+    def _placed(node, stmts):
+        for s in stmts:
+            ast.copy_location(s, node)
+            ast.fix_missing_locations(s)
+        return stmts
+
+
+def _flatten(stmts):
+    out = []
+    for s in stmts:
+        out.extend(s if isinstance(s, list) else [s])
+    return out
+
+
+def _range_loop(node):
+    it = node.iter
+    return (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords
+            and 1 <= len(it.args) <= 3)
+
+
+def _loop_has_exit(body):
+    return any(_contains(s, (ast.Break, ast.Continue, ast.Return)) for s in body)
+
+
+# --------------------------------------------------------------------------- side effects
+# NOTE: [Compile-time side effects]
+# Converted code runs once, when the function is traced; the compiled graph then runs
+# at every call. Python statements whose effect lives outside the graph would happen
+# only that once, so under a trace they stop it with the construct and the user's line
+# (the function then runs in PyNative, or fails under ``fullgraph=True``): a ``try``
+# (an exception raised by compiled code at run time could not reach its handler),
+# ``with`` on a context manager that is not Spore's, assignments to ``global`` /
+# ``nonlocal`` names, ``del`` of an attribute, and mutation of a Python list, dict or
+# set the function did not create (``self.cache.append(y)``, ``outer[k] = v``).
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "popitem", "add", "discard", "sort", "reverse",
+                       "appendleft", "extendleft", "popleft"})
+_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+
+
+def _tracing():
+    return P.active_capture() is not None
+
+
+def run_refuse(construct, hint):
+    """A statement that cannot be compiled (NOTE: [Compile-time side effects])."""
+    if _tracing():
+        from .capture import GraphBreak
+        raise GraphBreak(construct, hint=hint)
+
+
+def run_outer(obj, construct):
+    """``obj`` itself, unless a trace would mutate a Python container from outside."""
+    if _tracing() and isinstance(obj, _CONTAINERS):
+        from .capture import GraphBreak
+        raise GraphBreak(f"{construct} changes a Python {type(obj).__name__} the compiled "
+                         "function did not create", hint=_ONCE_HINT + " Return the values "
+                         "from the function instead (or keep state in a Parameter).")
+    return obj
+
+
+def run_with(manager):
+    """The manager of a ``with``: Spore's own managers (and ``nullcontext``) compile."""
+    if _tracing() and not _known_manager(manager):
+        from .capture import GraphBreak
+        kind = type(manager)
+        raise GraphBreak(f"`with` on a {kind.__module__}.{kind.__qualname__} context manager",
+                         hint="Its __enter__/__exit__ would run once, when the function is "
+                         "compiled, not at every call: move the `with` outside the "
+                         "compiled function.")
+    return manager
+
+
+def _known_manager(manager):
+    module = type(manager).__module__ or ""
+    return module == "spore" or module.startswith("spore.") or isinstance(
+        manager, contextlib.nullcontext)
+
+
+_ONCE_HINT = "In Graph mode it would happen once, when the function is compiled, not at " \
+             "every call."
+_TRY_HINT = "An exception raised by the compiled code when it runs could not reach the " \
+            "handler: move the `try` outside the compiled function, or check the condition " \
+            "with ops (e.g. ops.select)."
+
+
+def _root_name(expr):
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _call(name, *args):
+    return ast.Call(func=ast.Name(id=f"{_PREFIX}{name}", ctx=ast.Load()), args=list(args),
+                    keywords=[])
+
+
+class _EffectGuards(ast.NodeTransformer):
+    """NOTE: [Compile-time side effects]: guards in front of statements whose effect would
+    happen once, at trace time."""
+
+    def __init__(self, fdef):
+        stores = _Stores()
+        for s in fdef.body:
+            stores.visit(s)
+        params = {a.arg for a in fdef.args.args + fdef.args.posonlyargs + fdef.args.kwonlyargs}
+        self.local = set(stores.names) - params
+        self.declared = {}
+        for n in _level_nodes(fdef, into_loops=True):
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                kind = "global" if isinstance(n, ast.Global) else "nonlocal"
+                self.declared.update((name, kind) for name in n.names)
+        self.guards = 0
+        self.top = fdef
+
+    def _outer(self, expr):
+        """Whether ``expr`` (a receiver) may be an object from outside the function."""
+        if isinstance(expr, ast.Name):
+            return expr.id not in self.local or expr.id in self.declared
+        return isinstance(expr, (ast.Attribute, ast.Subscript)) and _root_name(expr) is not None
+
+    def _wrap(self, expr, text):
+        self.guards += 1
+        return ast.copy_location(_call("outer", expr, ast.Constant(text)), expr)
+
+    def _refusal(self, node, construct, hint):
+        self.guards += 1
+        stmt = ast.Expr(value=_call("refuse", ast.Constant(construct), ast.Constant(hint)))
+        return ast.copy_location(stmt, node)
+
+    def visit_FunctionDef(self, node):
+        if node is self.top:
+            self.generic_visit(node)
+        return node                          # nested functions are guarded when called
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and self._outer(f.value):
+            f.value = self._wrap(f.value, f"`{_unparse(f.value)}.{f.attr}(...)`")
+        return node
+
+    def _targets(self, node, targets):
+        out = []
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in self.declared:
+                out.append(self._refusal(node, f"assignment to the {self.declared[t.id]} "
+                                         f"name '{t.id}'", _ONCE_HINT + " Return the value "
+                                         "from the function instead."))
+            elif isinstance(t, ast.Subscript) and self._outer(t.value):
+                t.value = self._wrap(t.value, f"`{_unparse(t)} = ...`")
+        return out
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        return self._targets(node, node.targets) + [node]
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        return self._targets(node, [node.target]) + [node]
+
+    visit_AnnAssign = visit_AugAssign
+
+    def visit_Delete(self, node):
+        self.generic_visit(node)
+        guards = []
+        for t in node.targets:
+            if isinstance(t, ast.Attribute):
+                guards.append(self._refusal(node, f"`del {_unparse(t)}` (deleting an "
+                                            "attribute)", _ONCE_HINT))
+            elif isinstance(t, ast.Subscript) and self._outer(t.value):
+                t.value = self._wrap(t.value, f"`del {_unparse(t)}`")
+        return guards + [node]
+
+    def visit_Try(self, node):
+        self.generic_visit(node)
+        return [self._refusal(node, "a `try` statement", _TRY_HINT), node]
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node):
+        self.generic_visit(node)
+        for item in node.items:
+            item.context_expr = ast.copy_location(_call("with", item.context_expr),
+                                                  item.context_expr)
+            self.guards += 1
+        return node
+
+
+def _unparse(expr):
+    try:
+        return ast.unparse(expr)
+    except Exception:   # noqa: BLE001 - only used in a message
+        return "..."
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _converts_callee(call):
+    """Whether a call's callee may be a user function (builtins by name are not)."""
+    f = call.func
+    return not (isinstance(f, ast.Name) and (f.id in _BUILTINS or f.id.startswith(_PREFIX)))
+
+
+def run_call(fn):
+    """The callee of a call in converted code: the user's functions and methods are
+    converted (once per code object); installed libraries, Spore and everything else
+    are called as they are."""
+    if isinstance(fn, (types.FunctionType, types.MethodType)):
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is not None and not _is_library(code.co_filename):
+            return convert_callable(fn)
+    return fn
+
+
+def _is_library(filename):
+    from .capture import is_library
+    return is_library(filename)
+
+
 def convert_callable(fn):
     """``convert`` for functions and bound methods (a method stays bound to its object)."""
     if isinstance(fn, types.MethodType):
@@ -347,7 +794,8 @@ def run_while(cond_fn, body_fn, names, where, *values):
     while True:
         test = cond_fn(*values)
         if isinstance(test, P._Tensor) and capture is not None:
-            return capture.while_loop(cond_fn, body_fn, values, names, where)
+            return capture.while_loop(cond_fn, _flags_as_tensors(body_fn, names),
+                                      _promote_flags(names, values), names, where)
         if not test:
             return values
         values = body_fn(*values)
@@ -449,16 +897,36 @@ def _bool():
     return _dtype.bool_
 
 
-def run_for_range(body_fn, names, where, bounds, *values):
+def run_for_range(body_fn, names, where, bounds, flag, last, *values):
     """``for i in range(...)``: Python's loop over Python ints; a ``While`` when a bound
-    is a traced tensor (``i`` is then a tensor in the body)."""
+    is a traced tensor (``i`` is then a tensor in the body) or a ``break`` depends on a
+    tensor (the remaining iterations become the loop). Returns ``(i, *values)``: ``i``
+    keeps its last value after the loop, as in Python."""
+    stop_at = names.index(flag) if flag else -1
     if not any(_traced_tensor(b) for b in bounds):
-        for i in range(*bounds):
+        steps = range(*bounds)
+        for n, i in enumerate(steps):
             values = body_fn(i, *values)
-        return values
-    from .. import ops
+            last = i
+            if stop_at < 0:
+                continue
+            if _traced_tensor(values[stop_at]):
+                if n + 1 == len(steps):
+                    break
+                rest = (steps[n + 1], steps.stop, steps.step)
+                return _tensor_range(body_fn, names, where, rest, stop_at, values)
+            if values[stop_at]:
+                break
+        return (last,) + tuple(values)
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
         (bounds[0], bounds[1], 1) if len(bounds) == 2 else bounds
+    return _tensor_range(body_fn, names, where, (start, stop, step), stop_at, values)
+
+
+def _tensor_range(body_fn, names, where, bounds, stop_at, values):
+    """The rest of a ``for`` over ``range`` as one ``While``; ``i`` counts in a tensor."""
+    from .. import ops
+    start, stop, step = bounds
     if isinstance(step, P._Tensor):
         raise P.active_capture().unsupported(f"a tensor step in range() {where}")
     i0 = start if isinstance(start, P._Tensor) else P._Tensor(start, _int32())
@@ -466,13 +934,14 @@ def run_for_range(body_fn, names, where, bounds, *values):
         i0 = ops.cast(i0, stop.dtype)
 
     def test(i, *vals):
-        return i < stop if step > 0 else i > stop
+        more = i < stop if step > 0 else i > stop
+        return ops.logical_and(ops.logical_not(vals[stop_at]), more) if stop_at >= 0 else more
 
     def body(i, *vals):
-        return (i + step,) + tuple(body_fn(i, *vals))
-    out = P.active_capture().while_loop(test, body, (i0,) + tuple(values),
+        return (i + step,) + _promote_flags(names, body_fn(i, *vals))
+    out = P.active_capture().while_loop(test, body, (i0,) + _promote_flags(names, values),
                                         ("<range index>",) + tuple(names), where)
-    return out[1:]
+    return (out[0] - step,) + tuple(out[1:])
 
 
 def _int32():
@@ -529,15 +998,14 @@ def _convert_code(fn):
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False                  # a lambda or something else: traced as it is
-    if not any(isinstance(n, (ast.If, ast.While, ast.For, ast.BoolOp, ast.IfExp)) or (
-            isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)) or (
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print")
-            for n in ast.walk(fdef)):
-        return False
     fdef.decorator_list = []
+    if not any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(fdef)):
+        _ExitLowering().lower_function(fdef)       # NOTE: [Early exits]
+    guards = _EffectGuards(fdef)
+    fdef = guards.visit(fdef)                      # NOTE: [Compile-time side effects]
     rewriter = _IfRewriter(fn.__code__.co_filename, first)
     fdef = rewriter.visit(fdef)
-    if not rewriter.converted:
+    if not rewriter.converted and not guards.guards:
         return False
     # the converted function sits in a factory whose parameters are the original free
     # variables and the helpers, so it gets the same closure cells back
@@ -546,7 +1014,9 @@ def _convert_code(fn):
                f"{_PREFIX}value": _value, f"{_PREFIX}print": run_print,
                f"{_PREFIX}fstring": fstring, f"{_PREFIX}not": run_not,
                f"{_PREFIX}and": run_and, f"{_PREFIX}or": run_or, f"{_PREFIX}ifexp": run_ifexp,
-               f"{_PREFIX}for_range": run_for_range}
+               f"{_PREFIX}for_range": run_for_range, f"{_PREFIX}call": run_call,
+               f"{_PREFIX}refuse": run_refuse, f"{_PREFIX}outer": run_outer,
+               f"{_PREFIX}with": run_with}
     params = list(code.co_freevars) + list(helpers)
     factory = ast.FunctionDef(
         name=f"{_PREFIX}factory",

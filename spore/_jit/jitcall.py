@@ -120,13 +120,12 @@ def _flat_gradient(call):
 
 def call_under_tape(jit, entry, spec, tensors):
     """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs."""
-    from .api import _build
+    from .api import _advance_rng, _build
     info = CallInfo(jit, entry, spec, len(tensors))
     ins = list(tensors) + list(entry.objects)
     if entry.uses_rng:
         ins.append(P.wrap(R.state_array()))
     outs = jit_call_p(*ins, call=info)
-    if entry.n_draws:
-        R.advance(entry.n_draws)
+    _advance_rng(entry, [o._data for o in outs[-1:]])
     return _build(entry.out_spec, outs, tensors, wrap=lambda t: t)
 

@@ -389,3 +389,24 @@ random_key_p = P.Primitive("RandomKey", _make_random_key, infer=_random_key_infe
                            kind="opaque", effect="random", nondiff=True, n_inputs=1,
                            doc="RandomKey(state; seed, offset): the key of one draw of a "
                                "compiled call.")
+
+
+def _make_random_advance(xp):
+    def random_advance(state, n):
+        out = np.array(state, dtype=np.uint64)
+        out[1] += np.uint64(n)
+        return out
+    return random_advance
+
+
+def _random_advance_infer(attrs, state):
+    return ShapedArray((3,), np.uint64)
+
+
+# The random state after ``n`` more draws: threads the state through tensor conditionals
+# and loops, whose number of draws is known only when they run (spore/_jit/capture.py,
+# NOTE: [Random draws in control flow]).
+random_advance_p = P.Primitive("RandomAdvance", _make_random_advance,
+                               infer=_random_advance_infer, kind="opaque", nondiff=True,
+                               n_inputs=1, doc="RandomAdvance(state; n): the random state "
+                                               "of a compiled call after n more draws.")

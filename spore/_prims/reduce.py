@@ -6,6 +6,8 @@ would accumulate sums and products in the half type itself).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _dtype as D
@@ -171,6 +173,20 @@ def _make_any(xp):
 
 
 sum_p = _reduce("ReduceSum", _make_sum, _ints_to_int64)
+
+
+def _specialize_sum(attrs, avals):
+    """Compiled code calls ``np.add.reduce`` itself for float32/64 sums without a dtype:
+    what ``np.sum`` runs after three Python layers (same bits)."""
+    (x,) = avals
+    if attrs.get("dtype") is not None or getattr(x, "dtype", None) not in (np.float32,
+                                                                            np.float64):
+        return None
+    return functools.partial(np.add.reduce, axis=attrs.get("axis"),
+                             keepdims=bool(attrs.get("keepdims", False)))
+
+
+sum_p.specializer = _specialize_sum
 mean_p = _reduce("ReduceMean", _make_mean, _no_bool)
 prod_p = _reduce("ReduceProd", _make_prod, _ints_to_int64)
 amax_p = _reduce("ReduceMax", _make_amax)

@@ -69,14 +69,15 @@ def test_a_name_assigned_in_one_branch_only_is_an_error_naming_it():
     np.testing.assert_array_equal(out.asnumpy(), [3.0])
 
 
-def test_an_if_that_returns_is_not_converted_and_says_how_to_rewrite():
+def test_an_if_that_returns_compiles_both_outcomes_in_one_graph():
     def h(x):
         if x.sum() > 0:
             return x
         return -x
-    with pytest.raises(CompileError, match=r"bool\(\) of a tensor") as e:
-        ms.jit(h, fullgraph=True)(_v(1.0))
-    assert "ops.select" in str(e.value)
+    f = ms.jit(h, fullgraph=True)
+    np.testing.assert_array_equal(f(_v(1.0)).asnumpy(), [1.0])
+    np.testing.assert_array_equal(f(_v(-2.0)).asnumpy(), [2.0])
+    assert ms.jit_report(f).compiled == 1
 
 
 def test_trace_mode_does_not_convert():

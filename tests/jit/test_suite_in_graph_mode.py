@@ -19,6 +19,10 @@ ALLOWED = [
     # backward hooks break the graph on purpose (as in MindSpore)
     (None, "(register_backward_hook)"),
     (None, "(register_backward_hook / register_backward_pre_hook)"),
+    # test spies (`SEEN.append(x.dtype)` in construct) mutate a list from outside the
+    # compiled function: Graph mode runs those cells in PyNative (same results) rather
+    # than appending once, at compile time
+    (None, "changes a Python list the compiled function did not create"),
 ]
 
 
