@@ -36,7 +36,9 @@ from .convert import convert_callable
 from .mutable import MUTABLE_SCALARS, as_tensor
 from .ir import signature
 
-_lock = threading.RLock()
+# One lock per cache key: a thread compiling one key does not hold up another key (the
+# trace itself is per thread: spore/_core/primitive.py keeps the capture thread-local).
+_locks_guard = threading.Lock()
 # SPORE_JIT_VERIFY=1 runs the IR verifier on the captured graph and after every pass (the
 # test suite sets it)
 _VERIFY = os.environ.get("SPORE_JIT_VERIFY", "") not in ("", "0")
@@ -208,6 +210,7 @@ class JitFunction:
         self._cache = {}           # spec -> list of entries (one per distinct graph)
         self._fast = {}            # shapes and dtypes of plain tensor arguments -> entry
         self._current = {}         # spec -> the entry used last
+        self._locks = {}           # spec -> the lock its compile holds
         self._warned = False
         self._keys_seen = []
         functools.update_wrapper(self, fn, updated=())
@@ -313,7 +316,7 @@ class JitFunction:
     def _lookup(self, spec, entry, args, kwargs, tensors, objects):
         """The entry for ``spec`` after the epoch moved or on a first call: traced again,
         reused when the graph is the same, compiled otherwise."""
-        with _lock:
+        with self._key_lock(spec):
             if entry is not None and entry.fallback is not None:
                 entry.epoch = P.epoch
                 return entry
@@ -333,6 +336,13 @@ class JitFunction:
             self._current[spec] = new
             self._note_key(spec)
             return new
+
+    def _key_lock(self, spec):
+        with _locks_guard:
+            lock = self._locks.get(spec)
+            if lock is None:
+                lock = self._locks[spec] = threading.RLock()
+            return lock
 
     def _capture(self, spec, args, kwargs, tensors, objects):
         entry = _Entry()

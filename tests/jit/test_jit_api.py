@@ -340,3 +340,33 @@ def test_a_cell_built_inside_a_compiled_function_holds_real_tensors():
     (cell,) = made
     np.testing.assert_array_equal(cell.buf.asnumpy(), [2, 2, 2])      # a real array
     np.testing.assert_allclose(cell(x).asnumpy(), out.asnumpy(), rtol=1e-6)
+
+
+def test_compiling_one_key_does_not_hold_up_another():
+    """The compile lock is per cache key: while one thread traces a (1,)-shaped call
+    (held inside the traced function), another thread compiles and runs a (2,) call."""
+    import threading
+    started, release = threading.Event(), threading.Event()
+
+    def f(x):
+        if x.shape[0] == 1:
+            started.set()
+            release.wait(30)
+        return x * 2
+    jf = ms.jit(f)
+    results = {}
+
+    def call(n):
+        results[n] = jf(Tensor(np.ones(n, np.float32))).asnumpy()
+    a = threading.Thread(target=call, args=(1,))
+    a.start()
+    assert started.wait(30)
+    b = threading.Thread(target=call, args=(2,))
+    b.start()
+    b.join(30)
+    finished_while_a_traced = not b.is_alive()
+    release.set()
+    a.join(30)
+    assert finished_while_a_traced
+    np.testing.assert_array_equal(results[1], [2.0])
+    np.testing.assert_array_equal(results[2], [2.0, 2.0])
