@@ -25,7 +25,7 @@ def _imports(path):
 
 RULES = [
     ("_core", "spore._jit"), ("_prims", "spore._jit"), ("_autodiff", "spore._jit"),
-    ("_autodiff", "spore.ops"), ("_core", "spore.ops"), ("_jit/passes.py", "spore._jit.codegen"),
+    ("_autodiff", "spore.ops"), ("_core", "spore.ops"), ("_prims", "spore._autodiff"), ("_jit/passes.py", "spore._jit.codegen"),
 ]
 
 

@@ -545,3 +545,6 @@ def _find_grad(tree, key):
             if found is not _MISSING:
                 return found
     return _MISSING
+
+
+P.composite_vjp = vjp          # second-order rules of composite gradients (primitive.py)

@@ -83,6 +83,13 @@ def bump_epoch():
     epoch += 1
 
 
+# The reverse-mode ``vjp(fn, *inputs) -> (outputs, pullback)`` of spore._autodiff, which
+# installs it on import: a primitive whose gradient is itself written with primitives
+# (LayerNormGrad, BatchNormGrad) differentiates that composite with it, without the
+# primitives importing the layer above them.
+composite_vjp = None
+
+
 def active_capture():
     """The graph capture running in this thread (None outside ``jit`` tracing).
 

@@ -92,6 +92,23 @@ def np_dtype(x):
     return np.dtype(data.dtype)
 
 
+def composite_grad(composite):
+    """A gradient rule: the vjp of ``composite(*inputs, **attrs)``, a function written with
+    primitives that computes the primitive's outputs (for gradients of gradients)."""
+    def rule(attrs, inputs, out, douts):
+        if not isinstance(douts, tuple):    # the backward pass unwraps a single output
+            douts = (douts,)
+        outs, pullback = P.composite_vjp(lambda *a: composite(*a, **attrs), *inputs)
+        sens = tuple(d if d is not None else _zeros_like(o) for d, o in zip(douts, outs))
+        return tuple(pullback(*sens))
+    return rule
+
+
+def _zeros_like(t):
+    from .math import mul_p
+    return mul_p(t, 0)
+
+
 def grad_for(x, g):
     """Unbroadcast and cast ``g`` to input ``x``; None for weak scalars."""
     if x is None or is_scalar(x):

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
+from .._base import composite_grad
 from .. import math as M
 from ..array import reshape_p
 from ..reduce import mean_p, sum_p
@@ -207,15 +208,8 @@ def layer_norm_backward(x, dy, *gamma, axis, eps):
             sum_p(dy, axis=lead, keepdims=False))
 
 
-@layer_norm_grad_p.def_grad(inputs="all")
-def _layer_norm_grad_grad(attrs, inputs, out, douts):
-    """The vjp of ``layer_norm_backward``."""
-    from ..._autodiff.api import vjp
-    if not isinstance(douts, tuple):    # the backward pass unwraps a single output
-        douts = (douts,)
-    outs, pullback = vjp(lambda *a: layer_norm_backward(*a, **attrs), *inputs)
-    sens = tuple(d if d is not None else M.mul_p(o, 0) for d, o in zip(douts, outs))
-    return tuple(pullback(*sens))
+# the second-order rule: the vjp of the composite backward
+layer_norm_grad_p.def_grad(inputs="all")(composite_grad(layer_norm_backward))
 
 
 # ----------------------------------------------------------------- batch norm (training)
@@ -347,12 +341,4 @@ def batch_norm_backward(x, dy, *gamma, eps):
             sum_p(dy, axis=axes, keepdims=False))
 
 
-@batch_norm_grad_p.def_grad(inputs="all")
-def _batch_norm_grad_grad(attrs, inputs, out, douts):
-    """The vjp of ``batch_norm_backward``."""
-    from ..._autodiff.api import vjp
-    if not isinstance(douts, tuple):    # the backward pass unwraps a single output
-        douts = (douts,)
-    outs, pullback = vjp(lambda *a: batch_norm_backward(*a, **attrs), *inputs)
-    sens = tuple(d if d is not None else M.mul_p(o, 0) for d, o in zip(douts, outs))
-    return tuple(pullback(*sens))
+batch_norm_grad_p.def_grad(inputs="all")(composite_grad(batch_norm_backward))
