@@ -191,10 +191,14 @@ class Tensor:
 
     # ------------------------------------------------------------------ printing
     def __str__(self):
+        if is_placeholder(self):
+            return repr(self)
         _host_read(self, "printing a tensor (print / str / f-string)", _PRINT_HINT)
         return _format_str(self.asnumpy())
 
     def __repr__(self):
+        if is_placeholder(self):
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n)"
         _host_read(self, "printing a tensor (repr)", _PRINT_HINT)
         return format_repr(self.asnumpy())
 
@@ -282,13 +286,39 @@ def _short(data):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _is_dynamic(shape):
+    return isinstance(shape, (tuple, list)) and any(d is None or (
+        isinstance(d, numbers.Integral) and not isinstance(d, bool) and d == -1) for d in shape)
+
+
+def _placeholder(shape, npd):
+    """``Tensor(shape=[None, 3], dtype=...)``: the declaration of a dynamic-shape input."""
+    from ._core.aval import Placeholder
+    dims = []
+    for d in shape:
+        if d is None or d == -1:
+            dims.append(-1)
+        elif isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0:
+            dims.append(int(d))
+        else:
+            raise ValueError(f"For 'Tensor', each dimension of a dynamic 'shape' must be a "
+                             f"non-negative int, None or -1, but got {shape!r}.")
+    return Placeholder(tuple(dims), npd or np.float32)
+
+
+def is_placeholder(t):
+    """Whether ``t`` is a dynamic-shape declaration (no values)."""
+    from ._core.aval import Placeholder
+    return isinstance(t, Tensor) and type(t._data) is Placeholder
+
+
 def _check_shape(shape):
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     if not isinstance(dims, (tuple, list)) or not all(
             isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
             for d in dims):
         raise ValueError(f"For 'Tensor', the 'shape' must be a tuple of non-negative ints "
-                         f"(Spore has no dynamic-shape placeholder tensors), but got {shape!r}.")
+                         f"(None or -1 for a dynamic axis), but got {shape!r}.")
     return tuple(int(d) for d in dims)
 
 
@@ -301,6 +331,8 @@ def _to_array(data, npd, dtype, shape, init):
         return arr.astype(npd) if npd is not None and arr.dtype != npd else arr
     if data is None:
         if shape is not None:
+            if _is_dynamic(shape):
+                return _placeholder(shape, npd)
             return np.zeros(_check_shape(shape), npd or np.float32)
         raise TypeError(f"For 'Tensor', the type of 'input_data' should be one of {_ACCEPTED}, "
                         "but got type 'NoneType'.")

@@ -44,6 +44,20 @@ class ShapedArray:
         return f"{D.dtype_of(self.dtype)}{list(self.shape)}"
 
 
+class Placeholder(ShapedArray):
+    """The data of ``Tensor(shape=[None, 3], dtype=...)``: a shape whose unknown axes are
+    -1, and no values. It declares the inputs a Cell accepts (``Cell.set_inputs``);
+    reading it fails as MindSpore's does."""
+
+    __slots__ = ()
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError("negative dimensions are not allowed")
+
+    def refuse_host_read(self, what, hint=None):
+        raise ValueError("negative dimensions are not allowed")
+
+
 def aval_of(x):
     """ShapedArray of an array-like input (array, aval or scalar)."""
     if isinstance(x, _SCALARS):

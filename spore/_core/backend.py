@@ -45,6 +45,8 @@ def of_array(arr) -> Backend:
         for t, b in _BY_ARRAY_TYPE.items():
             if isinstance(arr, t):
                 return b
+        if hasattr(arr, "__array__") and hasattr(arr, "shape") and -1 in arr.shape:
+            arr.__array__()          # a dynamic-shape declaration: MindSpore's ValueError
         raise TypeError(f"no Spore backend handles arrays of type {type(arr).__name__}") from None
 
 

@@ -441,7 +441,7 @@ class JitFunction:
 
     def _note_key(self, spec):
         self._keys_seen.append(spec)
-        if len(self._keys_seen) == _RECOMPILE_WARN:
+        if len(self._keys_seen) == _RECOMPILE_WARN and not self.dynamic:
             _warn_at_user(f"ms.jit: '{self.name}' was compiled {_RECOMPILE_WARN} times for "
                           f"different arguments ({_changing(self._keys_seen)}); each new "
                           "shape, dtype or Python value of an argument compiles it again.")
@@ -762,5 +762,37 @@ def run_cell(cell, args, kwargs):
         level = getattr(config, "jit_level", None) or None if config is not None else None
         jf = JitFunction(construct, jit_level=level)
         jf.name = f"{type(cell).__name__}.construct"
+        if d.get("_dynamic_inputs") is not None:
+            jf.dynamic = 1                   # sizes along declared axes vary on purpose
         d["_graph_construct"] = jf
+    declared = d.get("_dynamic_inputs")
+    if declared is not None:
+        check_declared_inputs(declared, args)
     return jf(*args, **kwargs)
+
+
+def check_declared_inputs(declared, args):
+    """Check the arguments of a Cell call against ``Cell.set_inputs`` (MindSpore's Graph
+    mode messages): their number, each tensor's rank, fixed sizes and dtype."""
+    if len(args) != len(declared):
+        raise ValueError(f"For 'set_inputs', the number of inputs should be {len(declared)}, "
+                         f"but got {len(args)}.")
+    for i, (want, got) in enumerate(zip(declared, args)):
+        if not isinstance(want, P._Tensor):
+            continue
+        if not isinstance(got, P._Tensor):
+            raise TypeError(f"For set_inputs or tuple(list) in set_inputs, the {i + 1}th input "
+                            f"should be a Tensor, but got {type(got).__name__}!")
+        if got.dtype != want.dtype:
+            raise TypeError(f"For set_inputs or tuple(list) in set_inputs, the {i + 1}th type "
+                            f"should be Tensor[{want.dtype}], but got Tensor[{got.dtype}]!")
+        ws, gs = want.shape, got.shape
+        if len(ws) != len(gs):
+            raise ValueError(f"For set_inputs and tuple(list) in set_inputs, the dims of "
+                             f"{i + 1}th input must be the same as expected, but got expected: "
+                             f"{len(ws)}, and input: {len(gs)}!")
+        for w, g in zip(ws, gs):
+            if w != -1 and w != g:
+                raise ValueError(f"For set_inputs and tuple(list) in set_inputs, the shape of "
+                                 f"{i + 1}th input must be the same as expected, but got "
+                                 f"expected: {w}, and input: {g}!")

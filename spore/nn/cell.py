@@ -281,6 +281,21 @@ class Cell:
     def set_jit_config(self, jit_config):
         self.__dict__["_jit_config"] = jit_config
 
+    def set_inputs(self, *inputs, **kwargs):
+        """Declare the inputs ``construct`` takes, with ``None`` for the axes that vary
+        (``Tensor(shape=[None, 3], dtype=ms.float32)``). In Graph mode every call is
+        checked against them (MindSpore's messages) and a new size along a declared axis
+        compiles without the recompile warning; PyNative ignores them, as MindSpore does."""
+        if kwargs:
+            raise ValueError("For 'set_inputs', keyword inputs are not supported, but got "
+                             f"{sorted(kwargs)}.")
+        self.__dict__["_dynamic_inputs"] = tuple(inputs)
+        self.__dict__.pop("_graph_construct", None)
+
+    def get_inputs(self):
+        """The inputs declared with ``set_inputs`` (None when there are none)."""
+        return self.__dict__.get("_dynamic_inputs")
+
     def recompute(self, **kwargs):
         return self
 
