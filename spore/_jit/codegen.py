@@ -154,7 +154,8 @@ class _Emitter:
             specs.append((kname,) + ((_INLINE, list(node.inputs), []) if _inlined(node)
                                      else specialize(node, glob, kname)))
         cast_nodes = frozenset(k for k, sp in enumerate(specs) if sp[3])
-        mplan = memplan.plan(graph, cast_nodes) if reuse_buffers else None
+        direct = frozenset(k for k, sp in enumerate(specs) if isinstance(sp[1], np.ufunc))
+        mplan = memplan.plan(graph, cast_nodes, direct) if reuse_buffers else None
         if mplan is not None:
             self.peak_bytes = mplan.peak_bytes
         last_use = _last_uses(graph) if not prefix else {}

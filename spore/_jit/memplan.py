@@ -4,8 +4,10 @@ NOTE: [Memory plan]
 Liveness is per buffer: a value lives from its node to its last reader. When a value
 produced by a plain NumPy ufunc dies, its buffer goes to a pool keyed by shape and
 dtype; a later ufunc node with the same output shape and dtype (and no casts) writes
-into it with ``out=`` instead of allocating. A node may reuse a buffer that dies at that
-very node (NumPy ufuncs handle an output that is also an input). Graph inputs, outputs,
+into it with ``out=`` instead of allocating. "Ufunc" includes nodes the code generator
+runs as a bare ufunc after resolving their attributes (``np.matmul`` for a plain
+MatMul). An elementwise node may reuse a buffer that dies at that very node (NumPy
+ufuncs handle an output that is also an input); a matmul never writes over its input. Graph inputs, outputs,
 written values, views and the outputs of other kernels are never reused, and buffers
 live for one call only (DESIGN.md, "Buffers").
 """
@@ -16,12 +18,15 @@ import numpy as np
 from .ir import Value
 
 
-def ufunc_node(node, casts=()):
-    """Whether ``node`` is a plain ufunc call whose output can go to an ``out=`` buffer."""
+def ufunc_node(node, casts=(), direct=False):
+    """Whether ``node`` is a plain ufunc call whose output can go to an ``out=`` buffer
+    (``direct``: the code generator calls a bare ufunc for it, e.g. ``np.matmul`` for a
+    plain MatMul, its attributes resolved at compile time)."""
     prim = node.prim
-    if not isinstance(prim._cpu, np.ufunc) or prim._prepare is not None or casts:
+    if casts or prim.multiple_results or node.written or prim.effect is not None:
         return False
-    if prim.multiple_results or node.written or prim.effect is not None or node.attrs:
+    if not direct and (not isinstance(prim._cpu, np.ufunc) or prim._prepare is not None
+                       or node.attrs):
         return False
     out = node.outputs[0].aval
     if out.shape == ():
@@ -53,13 +58,13 @@ def last_readers(graph):
     return last
 
 
-def plan(graph, cast_nodes=frozenset()):
+def plan(graph, cast_nodes=frozenset(), direct_ufuncs=frozenset()):
     last = last_readers(graph)
     keep = set(graph.outputs)
     written = {node.inputs[i] for node in graph.nodes for i, _ in node.written}
     poolable = set()
     for k, node in enumerate(graph.nodes):
-        if ufunc_node(node, k in cast_nodes):
+        if ufunc_node(node, k in cast_nodes, k in direct_ufuncs):
             poolable.add(node.outputs[0])
     # A buffer lives while any value that may share it lives: the outputs of a kernel that
     # is not a plain ufunc may be views of its inputs, so their lifetimes extend it.
@@ -67,7 +72,7 @@ def plan(graph, cast_nodes=frozenset()):
     pinned = set(keep) | written
     for k in range(len(graph.nodes) - 1, -1, -1):
         node = graph.nodes[k]
-        if ufunc_node(node, k in cast_nodes):
+        if ufunc_node(node, k in cast_nodes, k in direct_ufuncs):
             continue
         outs = node.defines
         for x in node.inputs:
@@ -90,8 +95,11 @@ def plan(graph, cast_nodes=frozenset()):
         target = None
         if out is not None and out in poolable:
             key = (out.aval.shape, out.aval.dtype)
+            # only an elementwise kernel may write over an input it reads (a matmul
+            # would copy the input first)
             same_shape_inputs = {x for x in node.inputs if isinstance(x, Value)
-                                 and (x.aval.shape, x.aval.dtype) == key}
+                                 and (x.aval.shape, x.aval.dtype) == key} \
+                if node.prim.kind == "elementwise" else set()
             for v in here:                         # an input dying right here
                 if v in same_shape_inputs:
                     target = v
