@@ -2,7 +2,8 @@
 
 usage: python bench_spore.py WORKLOAD MODE      (one JSON line on stdout)
   WORKLOAD  W0 W1a W1b W2a W2b W3 W4 W5, W1a-grad / W1b-grad (gradient of rigid_compute),
-            import (``import spore`` in fresh interpreters)
+            import (``import spore`` in fresh interpreters), while (a tensor loop of 1,000
+            iterations)
   MODE      pynative | jit | jit_O1
 A mode whose features do not exist yet reports an "error" line saying so.
 """
@@ -93,6 +94,22 @@ def w1_grad(workload, mode):
     g = compile_fn(ms.grad(rigid_sum, grad_position=(0, 1)), mode)
     out, stats = measure(lambda: g(x, y), sync)
     return stats, out[0].asnumpy().sum() + out[1].asnumpy().sum()
+
+
+def while_loop(workload, mode):
+    """The control-flow issue's loop: a tensor ``while`` of 1,000 iterations of small ops
+    (one compiled loop; PyNative runs it op by op)."""
+    x, n = Tensor(np.linspace(0, 1, 4).astype(np.float32)), Tensor(1000)
+
+    def loop(x, n):
+        i = Tensor(0)
+        while i < n:
+            x = x * 0.999 + 0.001
+            i = i + 1
+        return x
+    f = compile_fn(loop, mode)
+    out, stats = measure(lambda: f(x, n), sync)
+    return stats, out.asnumpy().sum()
 
 
 class MLP(nn.Cell):
@@ -241,7 +258,7 @@ def import_time(workload, mode):
 
 
 RUN = {"W0": w0, "W1a": w1, "W1b": w1, "W2a": w2, "W2b": w2, "W3": w3, "W4": w4, "W5": w5,
-       "W1a-grad": w1_grad, "W1b-grad": w1_grad, "import": import_time}
+       "W1a-grad": w1_grad, "W1b-grad": w1_grad, "import": import_time, "while": while_loop}
 
 
 def main(argv):

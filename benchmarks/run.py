@@ -23,7 +23,7 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 WORKLOADS = ["W0", "W1a", "W1b", "W2a", "W2b", "W3", "W4", "W5", "W1a-grad", "W1b-grad",
-             "import"]
+             "import", "while"]
 GRAD = {"W1a-grad", "W1b-grad"}
 TRAIN = {"W3", "W4", "W5"}
 
@@ -46,6 +46,8 @@ PLAN = [
 def applies(workload, system, mode):
     if workload == "import":    # Spore's own start-up (the record carries NumPy's for scale)
         return (system, mode) == ("spore", "pynative")
+    if workload == "while":     # compiled tensor loop vs PyNative (the control-flow issue)
+        return system == "spore"
     if workload in GRAD:        # measured against PyTorch eager by ref_torch_extra.py only
         return system == "spore" or (system, mode) == ("torch", "eager")
     if workload == "W0" and mode not in ("pynative", "numpy", "eager", "op-by-op"):
