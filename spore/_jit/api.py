@@ -211,6 +211,7 @@ class JitFunction:
         self._fast = {}            # shapes and dtypes of plain tensor arguments -> entry
         self._current = {}         # spec -> the entry used last
         self._locks = {}           # spec -> the lock its compile holds
+        self._call_infos = {}      # spec -> the jitcall.CallInfo of its entry (under a tape)
         self._warned = False
         self._keys_seen = []
         functools.update_wrapper(self, fn, updated=())

@@ -4,15 +4,19 @@ NOTE: [JitCall]
 ``grad(jit_fn)``, ``value_and_grad`` of a function calling a GRAPH_MODE Cell, ...: the
 outer tape records the compiled call as one ``JitCall`` primitive whose inputs are the
 call's tensors, the tensors the graph reads from outside (Parameters, closures), and the
-random state it started from. Its gradient rule is a second compiled function, cached
-per entry, that recomputes the forward under a tape and returns the cotangents of all of
-them (the random state is rewound, so dropout masks repeat). Graphs that write state or
-print run in PyNative instead (recomputing them would write or print twice).
+random state it started from. Its forward returns the residuals its backward reads, and
+its gradient rule runs that backward, both compiled once per entry from one joint graph
+(NOTE: [JitCall residuals] in residuals.py). Where the joint graph cannot be split, or
+the backward is itself differentiated, the rule is a second compiled function, cached
+per entry, that recomputes the forward under a tape (the random state is rewound, so
+dropout masks repeat). Graphs that write state or print run in PyNative instead
+(recomputing them would write or print twice).
 """
 from __future__ import annotations
 
 from .. import _random as R
 from .._core import primitive as P
+from .._autodiff import tape as T
 from .._core.aval import ShapedArray
 from .._prims.array import full_p
 
@@ -20,7 +24,8 @@ from .._prims.array import full_p
 class CallInfo:
     """What one JitCall needs: the entry, how to rebuild arguments, its backward."""
 
-    __slots__ = ("jit", "entry", "spec", "n_tensors", "objects", "_backward", "__weakref__")
+    __slots__ = ("jit", "entry", "spec", "n_tensors", "objects", "_backward", "split",
+                 "__weakref__")
 
     def __init__(self, jit, entry, spec, n_tensors):
         self.jit = jit
@@ -29,6 +34,7 @@ class CallInfo:
         self.n_tensors = n_tensors
         self.objects = entry.objects
         self._backward = None
+        self.split = None          # residuals.Split once built; False: cannot be split
 
     def __hash__(self):
         return id(self)
@@ -48,12 +54,20 @@ def recordable(entry):
 
 def _make_jit_call(xp):
     def jit_call(*arrays, call):
+        split = call.split
+        if split:
+            n_o = len(call.objects)
+            return split.fwd.fn(*split.forward_inputs(arrays, call.n_tensors, n_o))
         return call.entry.compiled.fn(*arrays)
     return jit_call
 
 
 def _infer(attrs, *avals):
-    return tuple(ShapedArray(v.aval.shape, v.aval.dtype) for v in attrs["call"].entry.graph.outputs)
+    call = attrs["call"]
+    outs = [ShapedArray(v.aval.shape, v.aval.dtype) for v in call.entry.graph.outputs]
+    if call.split:
+        outs += [ShapedArray(a.shape, a.dtype) for a in call.split.res_avals]
+    return tuple(outs)
 
 
 jit_call_p = P.Primitive("JitCall", _make_jit_call, kind="opaque", multiple_results=True,
@@ -61,43 +75,56 @@ jit_call_p = P.Primitive("JitCall", _make_jit_call, kind="opaque", multiple_resu
                                            "called under an outer gradient tape.")
 
 
-@jit_call_p.def_grad(inputs="all")
+@jit_call_p.def_grad(inputs="all", output=True)
 def _jit_call_grad(attrs, inputs, out, dout):
     call = attrs["call"]
     entry = call.entry
+    n_out = len(entry.graph.outputs)
     if not isinstance(dout, tuple):        # the tape hands single-output records a bare dout
         dout = (dout,)
     douts = tuple(d if d is not None else full_p(shape=v.aval.shape, dtype=v.aval.dtype, value=0)
-                  for d, v in zip(dout, entry.graph.outputs))
+                  for d, v in zip(dout[:n_out], entry.graph.outputs))
     n_t, n_o = call.n_tensors, len(call.objects)
-    tensors = inputs[:n_t]
-    saved = R.get_state()
-    if entry.uses_rng:
-        state = inputs[n_t + n_o]._data
-        R.set_state((int(state[0]), int(state[1])))
-    try:
-        grads = call.backward()(*tensors, *douts)
-    finally:
-        R.set_state(saved)
-    out = []
+    if call.split and not T.is_recording():          # NOTE: [JitCall residuals]
+        residuals = out[n_out:] if isinstance(out, tuple) else ()
+        arrays = call.split.bwd.fn(*(r._data for r in residuals), *(d._data for d in douts))
+        grads = tuple(P.wrap(a) for a in arrays)
+    else:
+        tensors = inputs[:n_t]
+        saved = R.get_state()
+        if entry.uses_rng:
+            state = inputs[n_t + n_o]._data
+            R.set_state((int(state[0]), int(state[1])))
+        try:
+            grads = call.backward()(*tensors, *douts)
+        finally:
+            R.set_state(saved)
+    result = []
     for x, g in zip(inputs, tuple(grads) + (None,) * len(inputs)):
         ok = isinstance(x, P._Tensor) and x._data.dtype.kind in "fcV" and g is not None
-        out.append(g if ok else None)
-    return tuple(out[:len(inputs)])
+        result.append(g if ok else None)
+    return tuple(result[:len(inputs)])
 
 
-def _flat_gradient(call):
-    """``(*tensors, *douts) -> cotangents of (tensors, objects)``, recomputing the forward."""
-    from .._autodiff.api import grad
+def flat_forward(call):
+    """``(*tensors) -> the graph-output tensors of the call``, running the Python function."""
     from .api import _Leaves, _rebuild, graph_output_tensors
-    jit, spec, n = call.jit, call.spec, call.n_tensors
-    objects = list(call.objects)
+    jit, spec = call.jit, call.spec
 
     def flat_fn(*ts):
         it = _Leaves(ts)
         static = call.entry.static_objects
         out = jit.fn(*_rebuild(spec[0], it, static), **_rebuild(spec[1], it, static))
         return tuple(graph_output_tensors(call.entry.out_spec, out))
+    return flat_fn
+
+
+def _flat_gradient(call):
+    """``(*tensors, *douts) -> cotangents of (tensors, objects)``, recomputing the forward."""
+    from .._autodiff.api import grad
+    jit, n = call.jit, call.n_tensors
+    objects = list(call.objects)
+    flat_fn = flat_forward(call)
 
     positions = tuple(range(n)) or None
     g = grad(flat_fn, grad_position=positions, weights=objects or None, sens_param=True)
@@ -121,11 +148,18 @@ def _flat_gradient(call):
 def call_under_tape(jit, entry, spec, tensors):
     """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs."""
     from .api import _advance_rng, _build
-    info = CallInfo(jit, entry, spec, len(tensors))
+    info = jit._call_infos.get(spec)
+    if info is None or info.entry is not entry:       # one per entry: its compiled backward
+        info = jit._call_infos[spec] = CallInfo(jit, entry, spec, len(tensors))
+    if info.split is None:
+        from .residuals import build
+        info.split = build(info, tensors) or False
     ins = list(tensors) + list(entry.objects)
     if entry.uses_rng:
         ins.append(P.wrap(R.state_array()))
     outs = jit_call_p(*ins, call=info)
+    if info.split:
+        outs = outs[:info.split.n_out]
     _advance_rng(entry, [o._data for o in outs[-1:]])
     return _build(entry.out_spec, outs, tensors, wrap=lambda t: t)
 

@@ -1,0 +1,153 @@
+"""Saved residuals for ``JitCall`` (NOTE: [JitCall residuals]).
+
+NOTE: [JitCall residuals]
+Without them, the backward of a compiled call recomputes its forward. With them, the
+first call under a tape traces the joint function ``(inputs, douts) -> (outputs,
+cotangents)`` once (``value_and_grad`` with the output sensitivities as inputs, the
+tape running over symbolic values), and splits its optimised graph: the nodes that do
+not depend on a ``dout`` form the forward, which also returns every value the rest
+reads (the residuals: activations, dropout masks, saved statistics); the remaining
+nodes form the backward, a graph of ``(residuals, douts)``. The recorded ``JitCall``
+then runs the forward once and returns the residuals as extra outputs, which the tape
+keeps until its gradient rule runs the backward. A joint graph that cannot be split
+that way (a backward node with an effect, an output that is an argument, a random
+state returned by the graph, aliased arguments) keeps the recomputing backward, and so
+does a backward that is itself differentiated (``create_graph``: a second-order tape
+must see primitives, which the recomputing backward records).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _random as R
+from .._autodiff import tape as T
+from .._core import primitive as P
+from . import codegen
+from .ir import Graph, Value
+
+
+class NoSplit(Exception):
+    """The joint graph cannot be split into forward + backward (the reason)."""
+
+
+class Split:
+    """The compiled forward (inputs -> outputs + residuals) and backward (residuals +
+    douts -> cotangents of the call's tensors and objects)."""
+
+    __slots__ = ("fwd", "bwd", "n_out", "res_avals", "order", "n_grads")
+
+    def __init__(self, fwd, bwd, n_out, res_avals, order, n_grads):
+        self.fwd, self.bwd = fwd, bwd
+        self.n_out = n_out              # the call's own outputs (the rest are residuals)
+        self.res_avals = res_avals
+        self.order = order              # call.objects index of each of the joint's objects
+        self.n_grads = n_grads
+
+    def forward_inputs(self, arrays, n_tensors, n_objects):
+        """The forward graph's input arrays from the JitCall's (tensors, objects, rng)."""
+        ts = arrays[:n_tensors]
+        objs = arrays[n_tensors:n_tensors + n_objects]
+        rest = arrays[n_tensors + n_objects:]
+        return list(ts) + [objs[i] for i in self.order] + list(rest)
+
+
+def build(call, tensors):
+    """The Split of ``call`` (a jitcall.CallInfo) for these argument tensors, or None."""
+    try:
+        return _build(call, tensors)
+    except NoSplit:
+        return None
+
+
+def _joint_fn(call):
+    from .._autodiff.api import value_and_grad
+    from .jitcall import flat_forward
+    n, objects = call.n_tensors, list(call.objects)
+    flat_fn = flat_forward(call)
+    positions = tuple(range(n)) or None
+    vg = value_and_grad(flat_fn, grad_position=positions, weights=objects or None,
+                        sens_param=True)
+
+    def joint(*args):
+        ts, ds = args[:n], args[n:]
+        value, grads = vg(*ts, tuple(ds))
+        if positions is not None and objects:
+            pos, ws = grads
+        elif positions is not None:
+            pos, ws = grads, ()
+        else:
+            pos, ws = (), grads
+        pos = (pos,) if positions is not None and len(positions) == 1 else tuple(pos)
+        ws = (ws,) if objects and len(objects) == 1 and not isinstance(ws, tuple) else tuple(ws)
+        value = value if isinstance(value, tuple) else (value,)
+        return tuple(value) + pos + ws
+    return joint
+
+
+def _build(call, tensors):
+    from .api import JitFunction
+    entry = call.entry
+    if entry.rng_dynamic or len({id(t) for t in tensors}) != len(tensors):
+        raise NoSplit("a returned random state, or aliased arguments")
+    outs = entry.graph.outputs
+    n_out = len(outs)
+    douts = [P.wrap(np.zeros(v.aval.shape, v.aval.dtype)) for v in outs]
+    jf = JitFunction(_joint_fn(call))
+    jf.name = f"{call.jit.name}_joint"
+    jf.jit_level = call.jit.jit_level
+    state = R.get_state()
+    try:
+        with T.suspended():
+            jf(*tensors, *douts)          # traces and compiles the joint graph once
+    finally:
+        R.set_state(state)
+    (entries,) = jf._cache.values() or ([],)
+    if len(entries) != 1 or entries[0].compiled is None:
+        raise NoSplit("the joint function did not compile")
+    joint = entries[0]
+    graph = joint.graph
+    n_t = len(tensors)
+    n_in = n_t + n_out + len(joint.objects) + (1 if joint.uses_rng else 0)
+    spec = joint.out_spec
+    if len(graph.inputs) != n_in or spec[0] is not tuple or any(
+            s[0] != "V" or s[1] != i for i, s in enumerate(spec[1])):
+        raise NoSplit("arguments or outputs are not plain graph values")
+    ids = {id(o): i for i, o in enumerate(call.objects)}
+    if len(joint.objects) != len(call.objects) or any(id(o) not in ids
+                                                        for o in joint.objects):
+        raise NoSplit("the joint graph reads other objects")
+    order = [ids[id(o)] for o in joint.objects]
+    dout_values = graph.inputs[n_t:n_t + n_out]
+    fwd, bwd, res = _partition(graph, dout_values, n_out)
+    return Split(codegen.generate(fwd), codegen.generate(bwd), n_out,
+                 [v.aval for v in res], order, len(graph.outputs) - n_out)
+
+
+def _partition(graph, dout_values, n_out):
+    """(forward graph, backward graph, residual values) of a joint graph."""
+    dep = set(dout_values)
+    fwd_nodes, bwd_nodes = [], []
+    for node in graph.nodes:
+        if any(isinstance(x, Value) and x in dep for x in node.inputs):
+            if node.prim.effect is not None or node.written:
+                raise NoSplit(f"the backward has an effect ({node.prim.name})")
+            bwd_nodes.append(node)
+            dep.update(node.defines)
+        else:
+            fwd_nodes.append(node)
+    outputs, grads = graph.outputs[:n_out], graph.outputs[n_out:]
+    if any(v in dep for v in outputs):
+        raise NoSplit("a forward output depends on a dout")
+    consts = set(graph.consts)
+    res = []
+    seen = set()
+    for x in [x for node in bwd_nodes for x in node.inputs] + list(grads):
+        if isinstance(x, Value) and x not in dep and x not in consts and x not in seen:
+            seen.add(x)
+            res.append(x)
+    others = [v for v in graph.inputs if v not in set(dout_values)]
+    fwd = Graph(f"{graph.name}_fwd", others, fwd_nodes, list(outputs) + res)
+    bwd = Graph(f"{graph.name}_bwd", res + list(dout_values), bwd_nodes, list(grads))
+    fwd.consts = list(graph.consts)
+    bwd.consts = list(graph.consts)
+    return fwd, bwd, res
