@@ -155,6 +155,12 @@ def _while_grad(attrs, inputs, out, dout):
     capture = P.active_capture()
     if call is None or capture is None:
         raise RuntimeError("a While loop is differentiated only inside compiled code")
+    from .._autodiff import tape as T
+    if T.is_recording():
+        # the backward loop is itself recorded (grad of grad): WhileGrad has no gradient
+        # of its own, so the trace stops here rather than give zeros (PyNative runs it)
+        from .capture import GraphBreak
+        raise GraphBreak("a gradient of a gradient through a tensor while loop")
     return capture.while_grad(call, attrs["n_carried"], inputs, out, dout)
 
 

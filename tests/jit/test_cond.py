@@ -73,3 +73,38 @@ def test_loss_scale_step_skips_the_update_on_overflow_in_graph_mode():
             assert not ms.jit_report(step).fallbacks
     assert results[0] == results[1]
     assert results[0][0][0] and results[0][0][2]       # overflow: weights unchanged
+
+
+def _loop_sum(x):
+    i = ms.Tensor(0)
+    while i < 3:
+        x = ops.sin(x) * 1.5
+        i = i + 1
+    return x.sum()
+
+
+def _branch_sum(x):
+    if x.sum() > 0:
+        y = ops.sin(x) * x
+    else:
+        y = ops.cos(x)
+    return y.sum()
+
+
+def test_second_order_through_a_tensor_loop_falls_back_never_zeros():
+    x = ms.Tensor(np.array([0.3, 0.5]))
+    want = ops.grad(ops.grad(_loop_sum))(x)
+    with pytest.warns(RuntimeWarning, match="a gradient of a gradient through a tensor while"):
+        got = ms.jit(ops.grad(ops.grad(_loop_sum)))(x)
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-12)
+    assert np.abs(want.asnumpy()).min() > 1          # not zeros
+    np.testing.assert_allclose(ops.grad(ms.jit(ops.grad(_loop_sum)))(x).asnumpy(),
+                               want.asnumpy(), rtol=1e-12)
+
+
+def test_second_order_through_a_tensor_branch_compiles():
+    for v in ([0.3, 0.5], [-0.3, -0.5]):
+        x = ms.Tensor(np.array(v))
+        want = ops.grad(ops.grad(_branch_sum))(x)
+        f = ms.jit(ops.grad(ops.grad(_branch_sum)), fullgraph=True)
+        np.testing.assert_allclose(f(x).asnumpy(), want.asnumpy(), rtol=1e-12)
