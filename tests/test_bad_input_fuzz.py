@@ -99,7 +99,7 @@ def test_tensor_of_huge_ints():
 def test_tensor_shape_and_dtype_errors():
     with pytest.raises(ValueError, match="For 'Tensor', the 'shape' must be a tuple of "
                                          "non-negative ints"):
-        Tensor(shape=(-1, 2), dtype=ms.float32)
+        Tensor(shape=(-2, 2), dtype=ms.float32)
     with pytest.raises(TypeError, match="For 'Tensor', the 'dtype'"):
         Tensor([1.0], "bogus")
     with pytest.raises(TypeError, match="For Tensor.astype, the string input type"):
