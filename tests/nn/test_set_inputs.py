@@ -33,9 +33,10 @@ def test_placeholder_tensor_has_minus_one_axes_and_no_values():
 
 @pytest.fixture(params=[ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
 def mode(request):
+    before = ms.get_context("mode")
     ms.set_context(mode=request.param)
     yield request.param
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=before)
 
 
 def test_declared_axis_takes_any_size_without_a_recompile_warning(mode):
@@ -63,20 +64,26 @@ def test_declared_axis_takes_any_size_without_a_recompile_warning(mode):
 def test_graph_mode_checks_calls_against_the_declaration(bad, err, message):
     net = Net()
     net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
+    before = ms.get_context("mode")
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
         with pytest.raises(err) as e:
             net(Tensor(bad))
     finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+        ms.set_context(mode=before)
     assert message in str(e.value)
 
 
 def test_pynative_ignores_the_declaration_as_mindspore_does():
     net = Net()
     net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
-    with pytest.raises(ValueError, match="dense"):      # the op's own message
-        net(Tensor(np.ones((2, 4), np.float32)))
+    before = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        with pytest.raises(ValueError, match="dense"):      # the op's own message
+            net(Tensor(np.ones((2, 4), np.float32)))
+    finally:
+        ms.set_context(mode=before)
 
 
 def test_get_inputs_is_none_until_declared():
