@@ -423,10 +423,20 @@ class Capture:
                     {"branches": (ba.graph, bb.graph),
                      "out_avals": tuple(v.aval for v in outs_a)}, (), loc=user_location())
         node.outputs = tuple(Value(v.aval, node) for v in outs_a)
+        self._append_control(node, written.values(), 1, union, drew)
+        it = iter(node.outputs)
+        return _unflatten(tree_a, it)
+
+    def _append_control(self, node, written, offset, union, drew, carried=()):
+        """Add a ``Cond``/``While`` node: the tensors from outside that its sub-graphs
+        write get the node's new values (inputs ``offset + union index``), and the random
+        state after it is its last output when it drew."""
         new_values = []
-        for obj in written.values():
+        for obj in written:
             outer = self.value_of(obj)
-            new_values.append((obj, 1 + union.index(outer), Value(outer.aval, node)))
+            if outer in carried:
+                continue
+            new_values.append((obj, offset + union.index(outer), Value(outer.aval, node)))
         node.written = tuple((i, v) for _, i, v in new_values)
         self.graph.nodes.append(node)
         self._defined(node)
@@ -434,8 +444,6 @@ class Capture:
             self._rng_after(node.outputs[-1])
         for obj, _, v in new_values:
             self._rebind(obj, v)
-        it = iter(node.outputs)
-        return _unflatten(tree_a, it)
 
     def _record_cond(self, pred, ba, bb, union, written, tree, outs, py):
         """A tensor conditional while a gradient tape records: the ``Cond`` goes through
@@ -549,19 +557,7 @@ class Capture:
                     {"cond": bc.graph, "body": bb.graph, "n_carried": len(init)}, (),
                     loc=user_location())
         node.outputs = tuple(Value(v.aval, node) for v in init)
-        new_values = []
-        for obj in bb.written.values():
-            outer = self.value_of(obj)
-            if outer in init:
-                continue
-            new_values.append((obj, len(init) + union.index(outer), Value(outer.aval, node)))
-        node.written = tuple((i, v) for _, i, v in new_values)
-        self.graph.nodes.append(node)
-        self._defined(node)
-        if drew:
-            self._rng_after(node.outputs[-1])
-        for obj, _, v in new_values:
-            self._rebind(obj, v)
+        self._append_control(node, bb.written.values(), len(init), union, drew, init)
         result = list(values)
         for i, v in zip(carried, node.outputs):
             result[i] = _new_tensor(v)
