@@ -91,14 +91,13 @@ def _promote_flags(names, values):
                  for n, v in zip(names, values))
 
 
-def _flags_as_tensors(fn, names, skip=0):
-    """``fn`` whose results (after the first ``skip``) have their exit flags promoted."""
+def _flags_as_tensors(fn, names):
+    """``fn`` whose results have their exit flags promoted (``_promote_flags``)."""
     if not any(_is_flag(n) for n in names):
         return fn
 
     def wrapped(*args):
-        out = tuple(fn(*args))
-        return out[:skip] + _promote_flags(names, out[skip:])
+        return _promote_flags(names, fn(*args))
     return wrapped
 
 
