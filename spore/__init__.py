@@ -108,15 +108,18 @@ from . import amp as amp                          # noqa: E402
 from . import communication as communication      # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
 from . import experimental as experimental      # noqa: E402
+from . import mint as mint                        # noqa: E402
 
 
 def __getattr__(name):
     """``spore.dataset`` is imported on first use: it brings multiprocessing, sockets and
-    subprocesses, which a script that never builds a pipeline does not need at start-up."""
+    subprocesses, which a script that never builds a pipeline does not need at start-up.
+    MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
     if name == "dataset":
         import importlib
         return importlib.import_module(".dataset", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _absent
+    return _absent.missing(__name__, name)
 
 
 def __dir__():

@@ -510,3 +510,10 @@ class DynamicLossScaler(_ScalingMixin, LossScaler):
         finite = ops.cast(grads_finite, int32)
         ops.assign(self.counter, (self.counter + 1) % self.scale_window * finite)
         return True
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from . import _absent
+    return _absent.missing(__name__, name)

@@ -9,7 +9,8 @@ A module's public names are what ``dir(module)`` shows without a leading undersc
 what a program can reach as ``module.name``. ``__all__`` is not used because MindSpore's
 lists both miss reachable names and name things the module does not have (``mint.__all__``
 lists ``Conv2d``, which lives in ``mint.nn``). Each name is stored with its kind (class,
-function, module or value) so the test and the docs can tell them apart.
+function, module or value) and the module that defines it, so the test and the docs can
+tell MindSpore's API from names its modules merely import.
 """
 import importlib
 import inspect
@@ -39,15 +40,35 @@ def kind_of(value):
     return "value"
 
 
+def origin_of(value):
+    """The module that defines ``value`` (a module's own name): tells MindSpore's API from
+    what its modules merely import (``os``, ``numpy``, validators)."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    origin = getattr(value, "__module__", None)
+    return origin if isinstance(origin, str) else type(value).__module__
+
+
 def public_names(module_name):
-    """{name: kind} of the public names of one module."""
+    """{name: [kind, origin]} of the public names of one module."""
     module = importlib.import_module(module_name)
     names = {}
     for name in sorted(dir(module)):
         if name.startswith("_") or name in NOT_API:
             continue
-        names[name] = kind_of(getattr(module, name))
+        value = getattr(module, name)
+        names[name] = [kind_of(value), origin_of(value)]
     return names
+
+
+def dumps(surface):
+    """JSON with one name per line, so a diff of two versions reads name by name."""
+    modules = []
+    for module, names in surface["modules"].items():
+        rows = ",\n".join(f"   {json.dumps(n)}: {json.dumps(v)}" for n, v in names.items())
+        modules.append(f"  {json.dumps(module)}: {{\n{rows}\n  }}")
+    return ('{\n "version": ' + json.dumps(surface["version"]) + ',\n "modules": {\n'
+            + ",\n".join(modules) + "\n }\n}\n")
 
 
 def main(out_path):
@@ -55,8 +76,7 @@ def main(out_path):
     surface = {"version": mindspore.__version__,
                "modules": {name: public_names(name) for name in MODULES}}
     with open(out_path, "w", encoding="utf-8") as f:
-        json.dump(surface, f, indent=1, sort_keys=True)
-        f.write("\n")
+        f.write(dumps(surface))
     for name, names in surface["modules"].items():
         print(f"{name}: {len(names)}")
 

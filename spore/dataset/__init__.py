@@ -37,3 +37,10 @@ from .engine.schema import Schema as Schema
 from .engine.sources import (GeneratorDataset as GeneratorDataset,
                              MappableDataset as MappableDataset,
                              NumpySlicesDataset as NumpySlicesDataset)
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from .. import _absent
+    return _absent.missing(__name__, name)

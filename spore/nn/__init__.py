@@ -8,3 +8,10 @@ from .wrap import *                    # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *              # noqa: F401,F403
 from ..train.metrics import *          # noqa: F401,F403,E402  (MindSpore exposes metrics in nn too)
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from .. import _absent
+    return _absent.missing(__name__, name)

@@ -12,3 +12,10 @@ from .._dtype import (bool_ as bool_, int8 as int8, int16 as int16, int32 as int
                       int64 as int64, uint8 as uint8, float16 as float16, float32 as float32,
                       float64 as float64)
 from .._tensor import Tensor as ndarray  # noqa: F401
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from .. import _absent
+    return _absent.missing(__name__, name)

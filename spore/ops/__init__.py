@@ -25,3 +25,10 @@ from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
                              GradOperation as GradOperation, vjp as vjp, jvp as jvp,
                              jacrev as jacrev, jacfwd as jacfwd, get_grad as get_grad)
 from ._control import ForiLoop as ForiLoop, Scan as Scan, WhileLoop as WhileLoop  # noqa: F401
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from .. import _absent
+    return _absent.missing(__name__, name)

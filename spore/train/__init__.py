@@ -32,4 +32,5 @@ def __getattr__(name):
     if name in _ALIASES:
         import importlib
         return getattr(importlib.import_module(f"spore.{_ALIASES[name]}"), name)
-    raise AttributeError(f"module 'spore.train' has no attribute '{name}'")
+    from .. import _absent
+    return _absent.missing(__name__, name)

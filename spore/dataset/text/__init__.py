@@ -12,3 +12,10 @@ from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
                          WhitespaceTokenizer as WhitespaceTokenizer, to_bytes as to_bytes,
                          to_str as to_str)
 from .vocab import Vocab as Vocab
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from ... import _absent
+    return _absent.missing(__name__, name)

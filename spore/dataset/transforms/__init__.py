@@ -6,3 +6,10 @@ from .transforms import (Compose as Compose, Concatenate as Concatenate,
                          PadEnd as PadEnd, RandomApply as RandomApply,
                          RandomChoice as RandomChoice, RandomOrder as RandomOrder,
                          Relational as Relational, Slice as Slice, TypeCast as TypeCast)
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from ... import _absent
+    return _absent.missing(__name__, name)

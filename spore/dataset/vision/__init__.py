@@ -15,3 +15,10 @@ from .color import (AdjustBrightness as AdjustBrightness, AdjustContrast as Adju
                     AdjustSaturation as AdjustSaturation, ConvertColor as ConvertColor,
                     ConvertMode as ConvertMode, Invert as Invert, Posterize as Posterize,
                     Solarize as Solarize)
+
+
+def __getattr__(name):
+    """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
+    (spore/_absent.py)."""
+    from ... import _absent
+    return _absent.missing(__name__, name)
