@@ -593,6 +593,97 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _ops.cdist(x1, x2, p)
 
 
+def addr_(input, vec1, vec2, beta=1, alpha=1):
+    """In place: ``input = beta * input + alpha * outer(vec1, vec2)``; returns ``input``."""
+    return input.copy_(_ops.addr(input, vec1, vec2, beta=beta, alpha=alpha))
+
+
+def bincount(input, weights=None, minlength=0):
+    """Occurrences (or summed ``weights``) of each value 0 .. max(input) of a 1-D
+    non-negative integer tensor; at least ``minlength`` bins."""
+    if input.ndim != 1 or "Int" not in str(input.dtype):
+        raise TypeError(f"For 'mint.bincount', 'input' must be a 1-D integer tensor, but got "
+                        f"{input.ndim}-D {input.dtype}.")
+    if input.shape[0] and int(_ops.amin(input).item()) < 0:
+        raise ValueError("For 'mint.bincount', 'input' must be non-negative.")
+    length = _builtins.max(int(_ops.amax(input).item()) + 1 if input.shape[0] else 0, minlength)
+    hot = _ops.one_hot(_ops.cast(input, _int64), length, 1, 0)
+    if weights is None:
+        return _ops.cast(_ops.sum(hot, 0), _int64)
+    return _ops.sum(_ops.mul(_ops.cast(hot, weights.dtype), _ops.expand_dims(weights, -1)), 0)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0);
+    values outside are ignored, ``max`` falls in the last bin."""
+    lo, hi = float(min), float(max)
+    if lo == hi == 0 and input.size:
+        lo, hi = float(_ops.amin(input).item()), float(_ops.amax(input).item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise ValueError(f"For 'mint.histc', 'max' ({hi}) must not be less than 'min' ({lo}).")
+    x = _ops.cast(_ops.reshape(input, (-1,)), _float64)
+    inside = _ops.logical_and(_ops.ge(x, lo), _ops.le(x, hi))
+    index = _ops.clamp(_ops.floor((x - lo) * (bins / (hi - lo))), 0, bins - 1)
+    hot = _ops.one_hot(_ops.cast(index, _int64), bins, 1.0, 0.0)
+    counts = _ops.sum(_ops.mul(hot, _ops.expand_dims(_ops.cast(inside, _float64), -1)), 0)
+    return _ops.cast(counts, input.dtype)
+
+
+def batch_norm_stats(input, eps):
+    """(mean, 1 / sqrt(biased variance + eps)) per channel (dimension 1)."""
+    axes = (0,) + tuple(range(2, input.ndim))
+    mean = _ops.mean(input, axes)
+    var = _ops.mean(_ops.square(_ops.sub(input, _ops.reshape(mean, _channel_shape(input)))), axes)
+    return mean, _ops.rsqrt(_ops.add(var, eps))
+
+
+def _channel_shape(input):
+    return (1, -1) + (1,) * (input.ndim - 2)
+
+
+def batch_norm_elemt(input, weight=None, bias=None, mean=None, invstd=None, eps=1e-05):
+    """``(input - mean) * invstd * weight + bias`` per channel (dimension 1)."""
+    shape = _channel_shape(input)
+    out = _ops.mul(_ops.sub(input, _ops.reshape(mean, shape)), _ops.reshape(invstd, shape))
+    if weight is not None:
+        out = _ops.mul(out, _ops.reshape(weight, shape))
+    if bias is not None:
+        out = _ops.add(out, _ops.reshape(bias, shape))
+    return out
+
+
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean=None, running_var=None,
+                                        momentum=0.1, eps=1e-05, counts=None):
+    """Combine per-process (mean, invstd) rows (G, C) counted ``counts`` (G,) elements each
+    into the global (mean, invstd); the running statistics move by ``momentum`` (with the
+    unbiased variance)."""
+    counts = _ops.cast(_ops.reshape(counts, (-1, 1)), mean.dtype)
+    total = _ops.sum(counts)
+    g_mean = _ops.div(_ops.sum(_ops.mul(mean, counts), 0), total)
+    var = _ops.sub(_ops.div(1, _ops.square(invstd)), eps)
+    second = _ops.sum(_ops.mul(_ops.add(var, _ops.square(mean)), counts), 0)
+    g_var = _ops.sub(_ops.div(second, total), _ops.square(g_mean))
+    if running_mean is not None:
+        running_mean.copy_(_ops.add(_ops.mul(running_mean, 1 - momentum),
+                                    _ops.mul(g_mean, momentum)))
+    if running_var is not None:
+        unbiased = _ops.mul(g_var, _ops.div(total, _ops.sub(total, 1)))
+        running_var.copy_(_ops.add(_ops.mul(running_var, 1 - momentum),
+                                   _ops.mul(unbiased, momentum)))
+    return g_mean, _ops.rsqrt(_ops.add(g_var, eps))
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution of a (time, batch, C_in) input with a (k, C_in, C_out) weight;
+    (time', batch, C_out) out."""
+    x = _ops.permute(input, (1, 2, 0))
+    w = _ops.permute(weight, (2, 1, 0))
+    out = nn.functional.conv1d(x, w, bias, 1, pad)
+    return _ops.permute(out, (2, 0, 1))
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution with PyTorch's ``padding`` (int, pair, 'same' or 'valid')."""
     return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)

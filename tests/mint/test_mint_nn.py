@@ -222,3 +222,41 @@ def test_optim_linalg_special():
     close(mint.special.log_softmax(T(x), 1), x - np.log(np.exp(x).sum(1, keepdims=True)), 1e-5)
     close(mint.special.round(T(np.array([0.5, 1.5], np.float32))), [0.0, 2.0])
     close(mint.special.expm1(T(x)), np.expm1(x), 1e-5)
+
+
+def test_inplace_activations():
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    for fn, ref in ((F.inplace_silu, x / (1 + np.exp(-x))),
+                    (lambda t: F.inplace_elu(t, 0.5), np.where(x > 0, x, 0.5 * np.expm1(x))),
+                    (F.sigmoid_, 1 / (1 + np.exp(-x)))):
+        t = T(x.copy())
+        assert fn(t) is t
+        close(t, ref, 1e-5)
+
+
+def test_adaptive_avg_pool3d_windows():
+    x = RNG.standard_normal((1, 2, 5, 4, 3)).astype(np.float32)
+    out = mint.nn.AdaptiveAvgPool3d((2, 1, None))(T(x))
+    assert out.shape == (1, 2, 2, 1, 3)
+    # PyTorch's windows over depth 5 -> 2: [0, 3) and [2, 5)
+    close(out, np.stack([x[:, :, 0:3].mean((2, 3)), x[:, :, 2:5].mean((2, 3))], 2)[:, :, :, None],
+          1e-5)
+    close(F.adaptive_avg_pool3d(T(x), 1), x.mean((2, 3, 4), keepdims=True), 1e-5)
+    g = ms.grad(lambda a: F.adaptive_avg_pool3d(a, (2, 2, 2)).sum())(T(x)).asnumpy()
+    assert np.isclose(g.sum(), 8 * 2)          # each output window's gradient sums to 1
+
+
+def test_max_unpool2d_inverts_max_pool():
+    values, indices = F.max_pool2d(T(IMG), 2, return_indices=True)
+    up = mint.nn.MaxUnpool2d(2)(values, indices)
+    assert up.shape == IMG.shape
+    ref = np.where(IMG == np.repeat(np.repeat(IMG.reshape(2, 3, 3, 2, 3, 2).max((3, 5)), 2, 2),
+                                    2, 3), IMG, 0)
+    close(up, ref)
+    assert F.max_unpool2d(values, indices, 2, output_size=(7, 7)).shape == (2, 3, 7, 7)
+
+
+def test_optim_modules():
+    from spore.experimental.optim import adam, adamw, sgd
+    assert mint.optim.adam is adam and mint.optim.sgd is sgd
+    assert mint.optim.adamw is adamw and mint.optim.fused_adamw.AdamW is mint.optim.FusedAdamW

@@ -238,3 +238,56 @@ def test_gradients():
     np.testing.assert_allclose(g, num, rtol=1e-2, atol=1e-2)
     g = ms.grad(lambda a: mint.sum(mint.gather(a, 1, T(np.array([[0], [1], [1]])))))(x)
     assert g.asnumpy().sum() == 3 and g.asnumpy()[2, 1] == 1
+
+
+def test_addr_in_place():
+    a = T(np.ones((2, 3), np.float32))
+    out = mint.addr_(a, T(np.array([1.0, 2.0], np.float32)), T(np.array([1.0, 0.0, -1.0], np.float32)),
+                     beta=2, alpha=0.5)
+    assert out is a
+    close(a, 2 + 0.5 * np.outer([1, 2], [1, 0, -1]))
+
+
+def test_bincount_and_histc():
+    a = np.array([1, 3, 3, 0, 1, 1])
+    c = mint.bincount(T(a))
+    assert c.dtype == ms.int64 and c.asnumpy().tolist() == np.bincount(a).tolist()
+    assert mint.bincount(T(a), minlength=6).shape == (6,)
+    w = np.array([0.5, 1, 1, 2, 0.25, 0.25], np.float32)
+    close(mint.bincount(T(a), T(w)), np.bincount(a, w))
+    with pytest.raises(ValueError, match="non-negative"):
+        mint.bincount(T(np.array([-1, 2])))
+    x = np.array([1.0, 2.0, 1.0, 4.0, 2.5, -3.0], np.float32)
+    close(mint.histc(T(x), bins=4, min=0, max=4), [0, 2, 2, 1])       # 4 falls in the last bin
+    close(mint.histc(T(x), bins=2), np.histogram(x, 2)[0])
+    assert mint.histc(T(x), 4, 0, 4).dtype == ms.float32
+
+
+def test_batch_norm_stats_elemt_gather():
+    x = RNG.standard_normal((4, 3, 5)).astype(np.float32)
+    mean, invstd = mint.batch_norm_stats(T(x), 1e-5)
+    close(mean, x.mean((0, 2))); close(invstd, 1 / np.sqrt(x.var((0, 2)) + 1e-5), 1e-4)
+    w, b = np.array([1.0, 2.0, 0.5], np.float32), np.array([0.0, 1.0, -1.0], np.float32)
+    out = mint.batch_norm_elemt(T(x), T(w), T(b), mean, invstd)
+    ref = (x - x.mean((0, 2))[None, :, None]) / np.sqrt(x.var((0, 2)) + 1e-5)[None, :, None]
+    close(out, ref * w[None, :, None] + b[None, :, None], 1e-4)
+    # two "processes" holding halves of the batch give the whole batch's statistics
+    m1, i1 = mint.batch_norm_stats(T(x[:1]), 1e-5)
+    m2, i2 = mint.batch_norm_stats(T(x[1:]), 1e-5)
+    rm, rv = ms.Parameter(T(np.zeros(3, np.float32))), ms.Parameter(T(np.ones(3, np.float32)))
+    gm, gi = mint.batch_norm_gather_stats_with_counts(
+        T(x), mint.stack([m1, m2]), mint.stack([i1, i2]), rm, rv, 0.1, 1e-5,
+        T(np.array([5.0, 15.0], np.float32)))
+    close(gm, mean, 1e-5); close(gi, invstd, 1e-3)
+    close(rm, 0.1 * x.mean((0, 2)), 1e-5)
+    close(rv, 0.9 + 0.1 * x.var((0, 2), ddof=1), 1e-3)
+
+
+def test_conv_tbc():
+    x = RNG.standard_normal((7, 2, 3)).astype(np.float32)       # (time, batch, in)
+    w = RNG.standard_normal((3, 3, 4)).astype(np.float32)       # (k, in, out)
+    b = RNG.standard_normal(4).astype(np.float32)
+    out = mint.conv_tbc(T(x), T(w), T(b), 1)
+    xp = np.pad(x, ((1, 1), (0, 0), (0, 0)))
+    ref = np.stack([np.einsum("kbi,kio->bo", xp[t:t + 3], w) for t in range(7)]) + b
+    close(out, ref, 1e-4)

@@ -116,6 +116,8 @@ AvgPool3d = _activation("AvgPool3d", F.avg_pool3d, "3-D average pooling.",
 MaxPool2d = _activation("MaxPool2d", F.max_pool2d, "2-D max pooling.", kernel_size=1,
                         stride=None, padding=0, dilation=1, return_indices=False,
                         ceil_mode=False)
+AdaptiveAvgPool3d = _activation("AdaptiveAvgPool3d", F.adaptive_avg_pool3d,
+                                "3-D adaptive average pooling.", output_size=_REQUIRED)
 UpsamplingNearest2d = _activation(
     "UpsamplingNearest2d", lambda x, size, scale_factor: F.interpolate(x, size, scale_factor,
                                                                         "nearest"),
@@ -151,6 +153,18 @@ class Dropout2d(_TrainingActivation):
 
     def construct(self, x):
         return F.dropout2d(x, self.p, self.training, self.inplace)
+
+
+class MaxUnpool2d(Cell):
+    """Inverse of 2-D max pooling: values back at their indices, zeros elsewhere."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
 
 
 class PReLU(Cell):

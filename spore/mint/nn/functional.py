@@ -111,6 +111,21 @@ def silu(input, inplace=False):
     return _inplace(input, _ops.silu(input), inplace)
 
 
+def inplace_silu(input):
+    """``silu`` written into ``input``."""
+    return silu(input, True)
+
+
+def inplace_elu(input, alpha=1.0):
+    """``elu`` written into ``input``."""
+    return elu(input, alpha, True)
+
+
+def sigmoid_(input):
+    """``sigmoid`` written into ``input``."""
+    return _inplace(input, _ops.sigmoid(input), True)
+
+
 def gelu(input, approximate="none"):
     """GELU: exact ('none') or the tanh approximation ('tanh')."""
     return _ops.gelu(input, approximate)
@@ -246,6 +261,51 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
         values, indices = _ops.adaptive_max_pool2d(x, (1, output_size), True)
         return _ops.squeeze(values, -2), _ops.cast(_ops.squeeze(indices, -2), "int64")
     return _ops.adaptive_max_pool1d(input, output_size)
+
+
+def _adaptive_bounds(size, out):
+    """PyTorch's adaptive windows: [floor(i*size/out), ceil((i+1)*size/out))."""
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling of (N, C, D, H, W) or (C, D, H, W) to ``output_size``
+    (an int, or three ints or None for "keep")."""
+    if input.ndim not in (4, 5):
+        raise ValueError(f"For 'adaptive_avg_pool3d', the input must be 4-D or 5-D, but got "
+                         f"{input.ndim}-D.")
+    sizes = tuple(input.shape[-3:])
+    outs = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
+    outs = tuple(s if o is None else o for s, o in zip(sizes, outs))
+    x = input
+    for axis, (size, out) in enumerate(zip(sizes, outs)):
+        dim = input.ndim - 3 + axis
+        if size == out:
+            continue
+        parts = [_ops.mean(_ops.narrow(x, dim, a, b - a), dim, True)
+                 for a, b in _adaptive_bounds(size, out)]
+        x = _ops.cat(parts, dim)
+    return x
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place the values of ``max_pool2d(..., return_indices=True)`` back at their flat
+    (h*W+w) positions of a zero (N, C, H, W) map."""
+    kh, kw = (kernel_size,) * 2 if isinstance(kernel_size, int) else tuple(kernel_size)
+    stride = (kh, kw) if stride is None else stride
+    sh, sw = (stride,) * 2 if isinstance(stride, int) else tuple(stride)
+    ph, pw = (padding,) * 2 if isinstance(padding, int) else tuple(padding)
+    h, w = input.shape[-2:]
+    if output_size is None:
+        out_hw = ((h - 1) * sh - 2 * ph + kh, (w - 1) * sw - 2 * pw + kw)
+    else:
+        out_hw = tuple(output_size)[-2:]
+    lead = tuple(input.shape[:-2])
+    flat = _ops.reshape(input, lead + (-1,))
+    idx = _ops.reshape(_ops.cast(indices, "int64"), lead + (-1,))
+    out = _ops.zeros(lead + (out_hw[0] * out_hw[1],), dtype=input.dtype)
+    out = _ops.tensor_scatter_elements(out, idx, flat, len(lead))
+    return _ops.reshape(out, lead + out_hw)
 
 
 # ---- losses ------------------------------------------------------------------------------
