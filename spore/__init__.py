@@ -70,6 +70,9 @@ ubyte = uint8
 bool = bool_
 intc = int32
 intp = int64
+uintc = uint32
+uintp = uint64
+ushort = uint16
 cfloat = complex64
 cdouble = complex128
 
@@ -85,6 +88,8 @@ def is_tensor(obj):
 
 
 from_numpy = Tensor.from_numpy
+from ._interop import (from_dlpack as from_dlpack, to_dlpack as to_dlpack,  # noqa: E402
+                       frombuffer as frombuffer, seed as seed)
 
 
 _recursion_limit = 1000
@@ -115,9 +120,11 @@ def __getattr__(name):
     """``spore.dataset`` is imported on first use: it brings multiprocessing, sockets and
     subprocesses, which a script that never builds a pipeline does not need at start-up.
     MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
+    import importlib
     if name == "dataset":
-        import importlib
         return importlib.import_module(".dataset", __name__)
+    if name in ("FileReader", "FileWriter", "SUCCESS"):       # MindRecord, as MindSpore has them
+        return getattr(importlib.import_module(".mindrecord", __name__), name)
     from . import _absent
     return _absent.missing(__name__, name)
 
