@@ -15,6 +15,16 @@ from .color import (AdjustBrightness as AdjustBrightness, AdjustContrast as Adju
                     AdjustSaturation as AdjustSaturation, ConvertColor as ConvertColor,
                     ConvertMode as ConvertMode, Invert as Invert, Posterize as Posterize,
                     Solarize as Solarize)
+from .augment import (AdjustGamma as AdjustGamma, AdjustSharpness as AdjustSharpness,  # noqa
+                      AutoContrast as AutoContrast, CutMixBatch as CutMixBatch, CutOut as CutOut,
+                      Equalize as Equalize, FiveCrop as FiveCrop, GaussianBlur as GaussianBlur,
+                      Grayscale as Grayscale, ImageBatchFormat as ImageBatchFormat,
+                      LinearTransformation as LinearTransformation, MixUpBatch as MixUpBatch,
+                      RandomAdjustSharpness as RandomAdjustSharpness,
+                      RandomAutoContrast as RandomAutoContrast, RandomEqualize as RandomEqualize,
+                      RandomGrayscale as RandomGrayscale, RandomInvert as RandomInvert,
+                      RandomPosterize as RandomPosterize, RandomSharpness as RandomSharpness,
+                      RandomSolarize as RandomSolarize, TenCrop as TenCrop)
 
 
 def __getattr__(name):
