@@ -154,3 +154,28 @@ def test_augmentations_in_a_pipeline_repeat_with_the_seed():
     first, second = run(), run()
     assert all((a == b).all() for a, b in zip(first, second))
     assert any((a != first[0]).any() for a in first[1:])
+
+
+HUE_IMG = np.array([10, 10, 10, 255, 0, 0, 182, 7, 124, 37, 102, 237, 140, 18, 138, 33, 193, 242,
+                    250, 159, 222, 94, 37, 130, 113, 169, 254, 70, 219, 35, 89, 201, 63, 171, 117,
+                    131], np.uint8).reshape(3, 4, 3)
+HUE = {
+    0.2: [10, 10, 10, 204, 255, 0, 182, 98, 7, 216, 37, 237, 140, 44, 18, 127, 33, 242, 250, 204,
+          159, 130, 37, 52, 229, 113, 254, 35, 217, 219, 63, 199, 201, 171, 168, 117],
+    -0.3: [10, 10, 10, 60, 0, 255, 7, 85, 182, 56, 237, 37, 18, 110, 140, 146, 242, 33, 159, 202,
+           250, 37, 130, 116, 136, 254, 113, 219, 40, 35, 201, 66, 63, 117, 118, 171],
+    0.5: [10, 10, 10, 0, 255, 252, 7, 182, 61, 237, 169, 37, 18, 140, 18, 242, 77, 33, 159, 250,
+          185, 74, 130, 37, 254, 196, 113, 182, 35, 219, 173, 63, 201, 117, 171, 156],
+}
+
+
+@pytest.mark.parametrize("factor", sorted(HUE))
+def test_adjust_hue_matches_mindspore(factor):
+    assert V.AdjustHue(factor)(HUE_IMG).ravel().tolist() == HUE[factor]
+
+
+def test_adjust_hue_checks():
+    with pytest.raises(ValueError, match="hue_factor"):
+        V.AdjustHue(0.6)
+    with pytest.raises(TypeError, match="uint8"):
+        V.AdjustHue(0.1)(HUE_IMG.astype(np.float32))

@@ -15,7 +15,7 @@ from .color import (AdjustBrightness as AdjustBrightness, AdjustContrast as Adju
                     AdjustSaturation as AdjustSaturation, ConvertColor as ConvertColor,
                     ConvertMode as ConvertMode, Invert as Invert, Posterize as Posterize,
                     Solarize as Solarize)
-from .augment import (AdjustGamma as AdjustGamma, AdjustSharpness as AdjustSharpness,  # noqa
+from .augment import (AdjustGamma as AdjustGamma, AdjustHue as AdjustHue, AdjustSharpness as AdjustSharpness,  # noqa
                       AutoContrast as AutoContrast, CutMixBatch as CutMixBatch, CutOut as CutOut,
                       Equalize as Equalize, FiveCrop as FiveCrop, GaussianBlur as GaussianBlur,
                       Grayscale as Grayscale, ImageBatchFormat as ImageBatchFormat,

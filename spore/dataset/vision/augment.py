@@ -520,3 +520,67 @@ class CutMixBatch(TensorOperation):
             area = (y1 - y0) * (x1 - x0) / float(h * w)
             out_labels[i] = (1 - area) * labels[i] + area * labels[j]
         return out_images, out_labels
+
+
+# ------------------------------------------------------------------ hue (OpenCV's 8-bit HSV)
+_HSV_SHIFT = 12
+
+
+def _rgb_to_hsv(img, hrange=256):
+    """OpenCV's ``COLOR_RGB2HSV_FULL`` on uint8 (hue in 0..255, computed on a 256 range),
+    in its fixed point."""
+    rgb = img.astype(np.int64)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    v = rgb.max(-1)
+    diff = v - rgb.min(-1)
+    with np.errstate(divide="ignore"):
+        sdiv = np.where(v > 0, np.rint((255 << _HSV_SHIFT) / np.maximum(v, 1)), 0).astype(np.int64)
+        hdiv = np.where(diff > 0, np.rint((hrange << _HSV_SHIFT) / (6.0 * np.maximum(diff, 1))),
+                        0).astype(np.int64)
+    half = 1 << (_HSV_SHIFT - 1)
+    s = (diff * sdiv + half) >> _HSV_SHIFT
+    h = np.where(v == r, g - b, np.where(v == g, b - r + 2 * diff, r - g + 4 * diff))
+    h = (h * hdiv + half) >> _HSV_SHIFT
+    h = np.where(h < 0, h + hrange, h)
+    return h, s, v
+
+
+_SECTORS = np.array([[1, 3, 0], [1, 0, 2], [3, 0, 1], [0, 2, 1], [0, 1, 3], [2, 1, 0]])
+
+
+def _hsv_to_rgb(h, s, v, hrange=255):
+    """OpenCV's ``COLOR_HSV2RGB_FULL`` on uint8 (its float path with a 255 hue range,
+    rounded)."""
+    hf = (h.astype(np.float32) * np.float32(6.0 / hrange)).astype(np.float32)
+    sf = (s.astype(np.float32) * np.float32(1 / 255.0)).astype(np.float32)
+    vf = (v.astype(np.float32) * np.float32(1 / 255.0)).astype(np.float32)
+    sector = np.floor(hf).astype(np.int64)
+    frac = (hf - sector).astype(np.float32)
+    sector %= 6
+    tab = np.stack([vf, vf * (1 - sf), vf * (1 - sf * frac), vf * (1 - sf * (1 - frac))], -1)
+    idx = _SECTORS[sector]                                   # b, g, r positions in tab
+    bgr = np.take_along_axis(tab, idx, -1).astype(np.float32)
+    rgb = np.where((sf == 0)[..., None], vf[..., None], bgr[..., ::-1])
+    return np.clip(np.rint(rgb.astype(np.float32) * np.float32(255)), 0, 255).astype(np.uint8)
+
+
+class AdjustHue(_ImageOperation):
+    """Rotate the hue by ``hue_factor`` of a turn (in [-0.5, 0.5]), through OpenCV's 8-bit
+    HSV as MindSpore does."""
+
+    def __init__(self, hue_factor):
+        if isinstance(hue_factor, bool) or not isinstance(hue_factor, numbers.Real) or \
+                not -0.5 <= hue_factor <= 0.5:
+            raise ValueError(f"For 'AdjustHue', 'hue_factor' must be in [-0.5, 0.5], but got "
+                             f"{hue_factor!r}.")
+        self.hue_factor = float(hue_factor)
+
+    def _image(self, img, rand):
+        if img.ndim != 3 or img.shape[2] != 3:
+            raise self._error(f"the input must be an RGB image of shape <H, W, 3>, but got "
+                              f"shape {img.shape}.")
+        if img.dtype != np.uint8:
+            raise self._error(f"the input must be uint8, but got {img.dtype}.", TypeError)
+        h, s, v = _rgb_to_hsv(img)
+        h = (h + int(self.hue_factor * 255)) % 256
+        return _hsv_to_rgb(h, s, v)
