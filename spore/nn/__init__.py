@@ -8,10 +8,16 @@ from .wrap import *                    # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *              # noqa: F401,F403
 from ..train.metrics import *          # noqa: F401,F403,E402  (MindSpore exposes metrics in nn too)
+from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
+                          MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
+                          ImageGradients, TimeDistributed)
 
 
 def __getattr__(name):
     """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
     (spore/_absent.py)."""
+    from .layer import extra
+    if name in extra.__all__:
+        return getattr(extra, name)        # the *Ext layers are mint.nn's, looked up on use
     from .. import _absent
     return _absent.missing(__name__, name)
