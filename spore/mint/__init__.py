@@ -16,7 +16,7 @@ import builtins as _builtins
 import numpy as _np
 
 from .. import ops as _ops
-from .._dtype import int64 as _int64, float32 as _float32, float64 as _float64
+from .._dtype import int64 as _int64, float32 as _float32, float64 as _float64, bool_ as _bool
 from .._tensor import Tensor as Tensor
 from .. import _absent
 
@@ -36,6 +36,25 @@ from ..ops import (  # noqa: F401
     bitwise_not, xlogy, clamp, clip, reshape, t, permute,
 )
 from . import nn as nn, optim as optim, linalg as linalg, special as special  # noqa: E402
+
+
+def _require_tensor(op, arg, value):
+    """``value`` when it is a Tensor, else a TypeError naming the op and the argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{op}', '{arg}' must be a Tensor, but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
+def _require_dim(op, x, dim, arg="dim"):
+    """``dim`` normalised to [0, ndim) when it is an int in range, else an error naming the
+    op."""
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"For '{op}', '{arg}' must be an int, but got {type(dim).__name__}.")
+    rank = _builtins.max(x.ndim, 1)
+    if not -rank <= dim < rank:
+        raise ValueError(f"For '{op}', '{arg}' must be in [{-rank}, {rank}), but got {dim}.")
+    return dim % rank
 
 
 def _dim_arg(dim):
@@ -331,6 +350,10 @@ def diag(input, diagonal=0):
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The ``n``-th forward difference along ``dim``, after joining prepend/append."""
+    _require_tensor("diff", "input", input)
+    dim = _require_dim("diff", input, dim)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"For 'diff', 'n' must be a non-negative int, but got {n!r}.")
     parts = [p for p in (prepend, input, append) if p is not None]
     x = _ops.cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
@@ -408,6 +431,10 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
                  sorter=None):
     """Insertion points of ``values`` in ``sorted_sequence`` (innermost dimension); ``right``
     (or ``side='right'``) gives the index past equal entries."""
+    _require_tensor("searchsorted", "sorted_sequence", sorted_sequence)
+    if sorted_sequence.ndim == 0:
+        raise ValueError("For 'searchsorted', 'sorted_sequence' must have at least one "
+                         "dimension.")
     if side is not None:
         if side not in ("left", "right"):
             raise ValueError(f"For 'mint.searchsorted', 'side' must be 'left' or 'right', but "
@@ -616,6 +643,16 @@ def bincount(input, weights=None, minlength=0):
 def histc(input, bins=100, min=0, max=0):
     """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0);
     values outside are ignored, ``max`` falls in the last bin."""
+    _require_tensor("histc", "input", input)
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins <= 0:
+        raise ValueError(f"For 'histc', 'bins' must be a positive int, but got {bins!r}.")
+    for arg, v in (("min", min), ("max", max)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"For 'histc', '{arg}' must be a number, but got "
+                            f"{type(v).__name__}.")
+    if "Complex" in str(input.dtype) or input.dtype == _bool:
+        raise TypeError(f"For 'histc', 'input' must be a real number tensor, but got "
+                        f"{input.dtype}.")
     lo, hi = float(min), float(max)
     if lo == hi == 0 and input.size:
         lo, hi = float(_ops.amin(input).item()), float(_ops.amax(input).item())

@@ -168,6 +168,8 @@ def threshold_(input, threshold, value):
 
 def glu(input, dim=-1):
     """Gated linear unit: the first half of ``dim`` times the sigmoid of the second."""
+    from .. import _require_dim, _require_tensor
+    dim = _require_dim("glu", _require_tensor("glu", "input", input), dim)
     size = input.shape[dim]
     if size % 2:
         raise ValueError(f"For 'glu', the size of dimension {dim} must be even, but got {size}.")
@@ -178,6 +180,12 @@ def glu(input, dim=-1):
 def prelu(input, weight):
     """``input`` where positive, ``weight * input`` elsewhere; ``weight`` has one value or
     one per channel (dimension 1)."""
+    from .. import _require_tensor
+    _require_tensor("prelu", "input", input)
+    _require_tensor("prelu", "weight", weight)
+    if weight.size not in (1, input.shape[1] if input.ndim >= 2 else 1):
+        raise ValueError(f"For 'prelu', 'weight' must have 1 or {input.shape[1]} elements, "
+                         f"but got {weight.size}.")
     w = weight
     if input.ndim >= 2 and weight.size > 1:
         w = _ops.reshape(weight, (-1,) + (1,) * (input.ndim - 2))
