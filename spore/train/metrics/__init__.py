@@ -11,11 +11,15 @@ from .confusion_matrix import ConfusionMatrix as ConfusionMatrix
 from .roc import ROC as ROC, auc as auc
 from .similarity import CosineSimilarity as CosineSimilarity, Dice as Dice
 from .text import BleuScore as BleuScore, Perplexity as Perplexity
+from .surface import (HausdorffDistance as HausdorffDistance,
+                      MeanSurfaceDistance as MeanSurfaceDistance,
+                      RootMeanSquareDistance as RootMeanSquareDistance)
 
 __all__ = ["names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ROC",
-           "auc", "Dice", "CosineSimilarity", "Perplexity", "BleuScore"]
+           "auc", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "HausdorffDistance",
+           "MeanSurfaceDistance", "RootMeanSquareDistance"]
 
 _FACTORY = {
     "accuracy": Accuracy, "acc": Accuracy, "precision": Precision, "recall": Recall, "F1": F1,
@@ -23,6 +27,8 @@ _FACTORY = {
     "top_5_accuracy": Top5CategoricalAccuracy, "mae": MAE, "mse": MSE, "loss": Loss,
     "confusion_matrix": ConfusionMatrix, "dice": Dice, "roc": ROC, "auc": auc,
     "bleu_score": BleuScore, "cosine_similarity": CosineSimilarity, "perplexity": Perplexity,
+    "hausdorff_distance": HausdorffDistance, "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
 }
 
 
