@@ -1,7 +1,8 @@
 """Text processing (``mindspore.dataset.text``): vocabularies, tokenizers and transforms of
 token sequences, on NumPy string arrays."""
 from . import transforms as transforms
-from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
+from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,  # noqa
+                         BertTokenizer as BertTokenizer, WordpieceTokenizer as WordpieceTokenizer,
                          CaseFold as CaseFold, Lookup as Lookup, Ngram as Ngram,
                          NormalizeForm as NormalizeForm, NormalizeUTF8 as NormalizeUTF8,
                          PythonTokenizer as PythonTokenizer, RegexReplace as RegexReplace,

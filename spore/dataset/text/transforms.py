@@ -450,3 +450,100 @@ def to_bytes(array, encoding="utf8"):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"input should be a NumPy array, but got {type(array).__name__}.")
     return np.char.encode(array, encoding)
+
+
+# ------------------------------------------------------------------ WordPiece and BERT
+def _check_vocab(op, vocab):
+    if not isinstance(vocab, Vocab):
+        raise TypeError(f"For '{op}', 'vocab' must be a text.Vocab, but got "
+                        f"{type(vocab).__name__}.")
+    return vocab
+
+
+class _WordPiece:
+    """Greedy longest-match-first splitting of one word into vocabulary pieces; the pieces
+    after the first carry ``suffix_indicator``. A word with a part no piece matches, or
+    longer than ``max_bytes_per_token``, becomes ``unknown_token`` (the word itself when
+    that is empty)."""
+
+    def __init__(self, op, vocab, suffix_indicator, max_bytes_per_token, unknown_token):
+        self.vocab = _check_vocab(op, vocab)
+        if not isinstance(suffix_indicator, str) or not isinstance(unknown_token, str):
+            raise TypeError(f"For '{op}', 'suffix_indicator' and 'unknown_token' must be str.")
+        if isinstance(max_bytes_per_token, bool) or not isinstance(max_bytes_per_token, int) \
+                or max_bytes_per_token < 0:
+            raise ValueError(f"For '{op}', 'max_bytes_per_token' must be a non-negative int, "
+                             f"but got {max_bytes_per_token!r}.")
+        self.suffix_indicator, self.unknown_token = suffix_indicator, unknown_token
+        self.max_bytes_per_token = max_bytes_per_token
+
+    def _known(self, piece):
+        return self.vocab.tokens_to_ids(piece) != -1
+
+    def pieces(self, word):
+        """[(piece, start byte, end byte)] of ``word``."""
+        size = len(word.encode("utf-8"))
+        unknown = [(self.unknown_token or word, 0, size)]
+        if size > self.max_bytes_per_token:
+            return unknown
+        out, start = [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else self.suffix_indicator + word[start:end]
+                if self._known(piece):
+                    break
+                end -= 1
+            if end == start:
+                return unknown
+            out.append((piece, len(word[:start].encode("utf-8")),
+                        len(word[:end].encode("utf-8"))))
+            start = end
+        return out
+
+
+class WordpieceTokenizer(TensorOperation):
+    """Split each word of a string array into WordPiece tokens of ``vocab``."""
+
+    def __init__(self, vocab, suffix_indicator="##", max_bytes_per_token=100,
+                 unknown_token="[UNK]", with_offsets=False):
+        self._wordpiece = _WordPiece("WordpieceTokenizer", vocab, suffix_indicator,
+                                     max_bytes_per_token, unknown_token)
+        self.with_offsets = _check_bool("WordpieceTokenizer", "with_offsets", with_offsets)
+
+    def _run(self, arrays, rand):
+        if len(arrays) != 1:
+            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
+        words = _strings(self, arrays[0]).reshape(-1)
+        found = [p for w in words for p in self._wordpiece.pieces(str(w))]
+        tokens = _token_array([p[0] for p in found])
+        if not self.with_offsets:
+            return (tokens,)
+        return (tokens, np.array([p[1] for p in found], np.uint32),
+                np.array([p[2] for p in found], np.uint32))
+
+
+class BertTokenizer(BasicTokenizer):
+    """BasicTokenizer, then WordpieceTokenizer on each of its tokens (offsets in bytes of
+    the normalized text)."""
+
+    def __init__(self, vocab, suffix_indicator="##", max_bytes_per_token=100,
+                 unknown_token="[UNK]", lower_case=False, keep_whitespace=False,
+                 normalization_form=NormalizeForm.NONE, preserve_unused_token=True,
+                 with_offsets=False):
+        super().__init__(lower_case, keep_whitespace, normalization_form, preserve_unused_token,
+                         with_offsets)
+        self._wordpiece = _WordPiece("BertTokenizer", vocab, suffix_indicator,
+                                     max_bytes_per_token, unknown_token)
+
+    def _run(self, arrays, rand):
+        out = super()._run(arrays, rand)
+        words = [str(w) for w in out[0].reshape(-1)]
+        starts = out[1] if self.with_offsets else [0] * len(words)
+        found = [(piece, int(base) + a, int(base) + b) for word, base in zip(words, starts)
+                 for piece, a, b in self._wordpiece.pieces(word)]
+        tokens = _token_array([p[0] for p in found])
+        if not self.with_offsets:
+            return (tokens,)
+        return (tokens, np.array([p[1] for p in found], np.uint32),
+                np.array([p[2] for p in found], np.uint32))
