@@ -114,6 +114,8 @@ from . import communication as communication      # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
 from . import experimental as experimental      # noqa: E402
 from . import mint as mint                        # noqa: E402
+from . import log as log                          # noqa: E402
+from .log import get_level as get_level, get_log_config as get_log_config  # noqa: E402
 
 
 def __getattr__(name):
