@@ -10,7 +10,7 @@ from . import _quiet as _quiet
 # behaviour (NOTE: [Quiet kernels] in _quiet.py).
 _quiet.install()
 
-__version__ = "0.1.0"
+from .version import __version__ as __version__  # noqa: E402
 
 from . import _dtype as dtype                     # noqa: E402  (ms.dtype namespace)
 from ._dtype import (bool_ as bool_, int8 as int8, int16 as int16, int32 as int32,  # noqa: E402
@@ -115,6 +115,7 @@ from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, cal
 from . import experimental as experimental      # noqa: E402
 from . import mint as mint                        # noqa: E402
 from . import log as log                          # noqa: E402
+from . import version as version                  # noqa: E402
 from .log import get_level as get_level, get_log_config as get_log_config  # noqa: E402
 
 

@@ -28,3 +28,7 @@ def test_environment_sets_the_level(monkeypatch, caplog):
     monkeypatch.setenv("GLOG_v", "9")
     with pytest.raises(ValueError, match="GLOG_v"):
         ms.get_level()
+
+
+def test_version_module():
+    assert ms.version.__version__ == ms.__version__
