@@ -13,10 +13,22 @@ kernels hand MPI contiguous NumPy arrays, receive into preallocated outputs and
 reduce in place where the caller owns the buffer (the gradient buckets).
 float16 and bfloat16 have no MPI reduction: they are reduced in float32 and cast
 back; data-movement collectives send every dtype as raw bytes.
+
+NOTE: [Buffer reuse]
+A collective's result is a new array (functional semantics), but a fresh large
+array costs: glibc maps blocks above its mmap threshold (at most 32 MB) from the
+kernel on each allocation and unmaps them on free, so a 64 MB all-reduce paid as
+much in first-touch page faults as in the reduction itself. ``POOL`` keeps the
+last result of each (shape, dtype) of at least ``MIN_POOLED_BYTES`` and hands
+the same array out again when its reference count shows that only the pool holds
+it: every Tensor, view, ``asnumpy()`` result or buffer export of it holds a
+reference, so a result that anyone can still reach is never overwritten; while
+it is reachable the pool allocates a new one instead.
 """
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
@@ -63,24 +75,32 @@ class Comm:
 
     # -- collectives on NumPy arrays ------------------------------------------
     def allreduce(self, x, op, out=None):
-        """``op`` over the group of ``x``; into ``out`` (may be ``x`` itself: in place)."""
-        MPI = _MPI
-        wide = _reduce_dtype(x.dtype)
-        if wide is not x.dtype:             # float16 / bfloat16: reduce in float32
-            buf = np.ascontiguousarray(x, dtype=wide)
-            self.mpi.Allreduce(MPI.IN_PLACE, buf, op=_MPI_OPS[op])
+        """``op`` over the group of ``x``; into ``out`` (may be ``x`` itself: in place),
+        else into a new (or free pooled) array. Kept lean: at small sizes this Python is
+        most of the call's cost (see BENCHMARKS.md, data parallel)."""
+        mpi_op = _MPI_OPS[op]
+        dtype = x.dtype
+        if dtype in _WIDE or dtype.kind == "V":      # float16 / bfloat16: in float32
+            buf = np.array(x, dtype=np.float32, order="C")
+            self.mpi.Allreduce(_MPI.IN_PLACE, buf, op=mpi_op)
             if out is None:
-                return buf.astype(x.dtype)
+                return buf.astype(dtype)
             out[...] = buf
             return out
-        x = np.ascontiguousarray(x)
         if out is x:
-            self.mpi.Allreduce(MPI.IN_PLACE, x, op=_MPI_OPS[op])
+            self.mpi.Allreduce(_MPI.IN_PLACE, x, op=mpi_op)
             return x
+        if not x.flags.c_contiguous:      # (not ascontiguousarray always: it makes 0-d 1-d)
+            x = np.ascontiguousarray(x)
         if out is None:
-            out = np.empty_like(x)
-        self.mpi.Allreduce(x, out, op=_MPI_OPS[op])
+            out = np.empty_like(x) if x.nbytes < POOL.min_bytes else POOL.empty(x.shape, dtype)
+        self.mpi.Allreduce(x, out, op=mpi_op)
         return out
+
+    @staticmethod
+    def result_buffer(shape, dtype):
+        """An uninitialised array for a result (pooled: NOTE: [Buffer reuse])."""
+        return POOL.empty(shape, dtype)
 
     def allgather(self, x):
         x = np.ascontiguousarray(x)
@@ -206,6 +226,50 @@ def abort(code=1):
 
 
 _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
+
+
+class BufferPool:
+    """Result arrays kept for reuse once nothing else refers to them (NOTE: [Buffer
+    reuse]): at most ``slots`` of them, each of at least ``min_bytes``."""
+
+    def __init__(self, slots=8, min_bytes=1 << 16):
+        self.slots = slots
+        self.min_bytes = min_bytes
+        self._bufs = {}
+        # the count of a buffer only the pool holds, measured the way ``empty`` measures
+        # it (interpreters differ in which temporary references they count)
+        self._bufs[None] = np.empty(0)
+        self._free_refs = _refs(self._bufs, None)
+        self._bufs.clear()
+
+    def empty(self, shape, dtype):
+        """An uninitialised ``(shape, dtype)`` array: a free pooled one when there is one."""
+        dtype = np.dtype(dtype)
+        n = dtype.itemsize
+        for d in shape:
+            n *= d
+        if n < self.min_bytes:
+            return np.empty(shape, dtype)
+        key = (shape, dtype)
+        bufs = self._bufs
+        if key in bufs:
+            if _refs(bufs, key) == self._free_refs:
+                return bufs[key]
+            del bufs[key]                   # still in use: its holders keep it alive
+        elif len(bufs) >= self.slots:
+            del bufs[next(iter(bufs))]      # the oldest slot
+        buf = bufs[key] = np.empty(shape, dtype)
+        return buf
+
+    def clear(self):
+        self._bufs.clear()
+
+
+def _refs(bufs, key):
+    return sys.getrefcount(bufs[key])
+
+
+POOL = BufferPool()
 
 
 def _reduce_dtype(dtype):

@@ -57,12 +57,14 @@ def init(backend_name=None):
 
 
 def release():
-    """Leave the job: free the groups made by ``create_group`` (MPI itself ends at exit)."""
+    """Leave the job: free the groups made by ``create_group`` and the pooled result
+    buffers (MPI itself ends at exit)."""
     global _world
     for name, comm in list(_groups.items()):
         if comm is not _world:
             comm.free()
     _groups.clear()
+    _backend.POOL.clear()
     _world = None
     GlobalComm.INITED = False
 

@@ -6,6 +6,7 @@ import ml_dtypes
 
 import spore as ms
 from spore import ops
+from spore._prims import comm as C
 from spore.communication import (init, get_rank, get_group_size, create_group, comm_func,
                                  get_local_rank, get_local_rank_size, destroy_group,
                                  get_process_group_ranks)
@@ -78,6 +79,48 @@ for dtype in MOVE_DTYPES:
         for root in range(size):
             same(ops.Broadcast(root)((ms.Tensor(mine),))[0], every[root])
             same(comm_func.broadcast(ms.Tensor(mine), src=root), every[root])
+
+# a 0-d tensor stays 0-d
+same(ops.AllReduce()(ms.Tensor(np.float32(rank + 1))), np.float32(sum(range(1, size + 1))))
+
+# large results come from the pool (NOTE: [Buffer reuse]): a result anyone can reach is
+# never overwritten by the next call, a dropped one is reused; bf16/f16/int too
+from spore.communication import _backend  # noqa: E402
+for dtype in (np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int64):
+    n = _backend.POOL.min_bytes // np.dtype(dtype).itemsize + 3
+    mine, every = data(rank, (n,), dtype), [data(r, (n,), dtype) for r in range(size)]
+    first = ops.AllReduce()(ms.Tensor(mine))
+    kept = ops.AllReduce("max")(ms.Tensor(mine)).asnumpy()
+    view = ops.AllReduce("min")(ms.Tensor(mine)).asnumpy()[1:5]
+    for op in ("prod", "sum"):
+        same(ops.AllReduce(op)(ms.Tensor(mine)), expect(op, every))
+    same(first, expect("sum", every))
+    same(kept, expect("max", every))
+    same(view, expect("min", every)[1:5])
+    if dtype in (np.float32, np.int32, np.int64):          # reduced without a wide copy
+        r1 = ops.AllReduce()(ms.Tensor(mine))
+        at = r1.asnumpy().__array_interface__["data"][0]
+        del r1
+        r2 = ops.AllReduce()(ms.Tensor(mine))
+        assert r2.asnumpy().__array_interface__["data"][0] == at
+        same(r2, expect("sum", every))
+    # the gradient buckets: several arrays in one pooled buffer, the mean, step after step
+    arrays = [data(rank, (n // 2,), dtype), data(rank, (3, 4), dtype), data(rank, (), dtype)]
+    alls = [[data(r, a.shape, dtype) for r in range(size)] for a in arrays]
+    kw = dict(op="sum", group="hccl_world_group", bucket_bytes=1 << 30)
+    mean = np.dtype(dtype).kind != "i"
+    step1 = C.fused_all_reduce_p(*map(ms.Tensor, arrays), scale=1 / size if mean else None,
+                                 **kw)
+    step2 = C.fused_all_reduce_p(*map(ms.Tensor, arrays), scale=None, **kw)
+    for a, e, s1, s2 in zip(arrays, alls, step1, step2):
+        total = expect("sum", e)
+        same(s2, total)
+        if mean:
+            np.testing.assert_allclose(s1.asnumpy().astype(np.float64),
+                                       total.astype(np.float64) / size, rtol=1e-2)
+        else:
+            same(s1, total)
+        checked += 1
 
 # errors name the op and argument
 for bad, exc in [(lambda: ops.AllReduce()(ms.Tensor(np.array([True]))), TypeError),
