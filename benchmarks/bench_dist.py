@@ -1,8 +1,8 @@
 """Data-parallel benchmarks (issue 18): all-reduce bus bandwidth and W4 samples/s.
 
 usage:
-  python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 7]
-  python benchmarks/bench_dist.py w4 [--ranks 2] [--steps 60] [--rounds 3]
+  python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 5]
+  python benchmarks/bench_dist.py w4 [--ranks 2] [--steps 60] [--rounds 5]
 
 The script launches itself under MPI's launcher (the ``dist`` extra) with one BLAS
 thread per rank and prints one JSON line per measurement, then a summary:
@@ -16,7 +16,12 @@ thread per rank and prints one JSON line per measurement, then a summary:
   interleaved rounds is reported.
 * ``w4``: the W4 workload (LeNet-5 train step, batch 32 per rank, momentum SGD)
   through ``nn.TrainOneStepCell``: 1 rank alone vs ``--ranks`` ranks in
-  DATA_PARALLEL, each with one thread; samples/s = ranks * 32 / median step time.
+  DATA_PARALLEL, each with one thread; samples/s = ranks * 32 / step time. Both run
+  in one job, in interleaved rounds of ``--steps`` steps (the other ranks sleep while
+  rank 0 runs the one-rank round), so both see the same machine; the summary gives
+  the median and the spread of the per-round ratios, and rank 0's CPU time per step
+  (what data parallelism adds to each rank's work, whatever share of the cores it
+  got).
 
 The machine this ran on is shared; compare ratios taken in the same run.
 """
@@ -111,52 +116,78 @@ def _size(n):
 
 
 # --------------------------------------------------------------------------- W4
-def w4_worker(args):
-    sys.path.insert(0, HERE)
-    import harness as H
-    from bench_spore import lenet5
-    from mpi4py import MPI
+def _idle_until_all_arrive(comm):
+    """A barrier that sleeps between polls, so waiting ranks leave the cores to rank 0
+    while it runs the one-rank steps (MPI's own Barrier spins)."""
+    req = comm.Ibarrier()
+    while not req.Test():
+        time.sleep(5e-4)
+
+
+def _w4_step(p, data_parallel):
     import spore as ms
     from spore import nn
-    from spore.communication import init, get_rank, get_group_size
-    init()
-    rank, n = get_rank(), get_group_size()
-    if n > 1:
+    from bench_spore import lenet5
+    if data_parallel:
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True)
-    x, labels, p = H.w4_data()
-    x = x + rank                      # each rank its own batch
+    else:
+        ms.reset_auto_parallel_context()
     net = lenet5(p)
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
     net.set_train()
-    xt, yt = ms.Tensor(x), ms.Tensor(labels)
-    for _ in range(5):
-        step(xt, yt)
-    comm = MPI.COMM_WORLD
-    for _ in range(args.rounds):
-        comm.Barrier()
-        start = time.perf_counter()
-        for _ in range(args.steps):
+    return step
+
+
+def w4_worker(args):
+    sys.path.insert(0, HERE)
+    import harness as H
+    from mpi4py import MPI
+    import spore as ms
+    from spore.communication import init, get_rank, get_group_size
+    init()
+    rank, n = get_rank(), get_group_size()
+    x, labels, p = H.w4_data()
+    xt, yt = ms.Tensor(x + rank), ms.Tensor(labels)     # each rank its own batch
+    steps = {"1 rank": _w4_step(p, False), f"{n} ranks": _w4_step(p, True)}
+    for step in steps.values():
+        for _ in range(5):
             step(xt, yt)
-        elapsed = comm.allreduce(time.perf_counter() - start, op=MPI.MAX) / args.steps
-        if rank == 0:
-            print(json.dumps({"bench": "w4", "ranks": n, "step_ms": elapsed * 1e3,
-                              "samples_per_s": n * 32 / elapsed}), flush=True)
+    comm = MPI.COMM_WORLD
+    for _ in range(args.rounds):                 # interleaved: 1 rank, n ranks, 1 rank, ...
+        for name, step in steps.items():
+            ranks = 1 if name == "1 rank" else n
+            _idle_until_all_arrive(comm)
+            start, cpu = time.perf_counter(), time.process_time()
+            if rank < ranks:
+                for _ in range(args.steps):
+                    step(xt, yt)
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+            _idle_until_all_arrive(comm)
+            elapsed = comm.allreduce(elapsed, op=MPI.MAX) / args.steps
+            if rank == 0:
+                print(json.dumps({"bench": "w4", "ranks": ranks, "step_ms": elapsed * 1e3,
+                                  "cpu_ms_rank0": cpu / args.steps * 1e3,
+                                  "samples_per_s": ranks * 32 / elapsed}), flush=True)
 
 
 def w4_main(args):
-    rows = []
-    for _ in range(args.rounds):                       # interleave 1-rank and n-rank runs
-        for ranks in (1, args.ranks):
-            rows += _launch(["w4", "--steps", str(args.steps), "--rounds", "1"], ranks)
+    rows = _launch(["w4", "--steps", str(args.steps), "--rounds", str(args.rounds)],
+                   args.ranks)
     for r in rows:
         print(json.dumps(r))
-    one = statistics.median(r["samples_per_s"] for r in rows if r["ranks"] == 1)
-    many = statistics.median(r["samples_per_s"] for r in rows if r["ranks"] == args.ranks)
-    print(f"\nW4 samples/s: 1 rank x 1 thread {one:.0f}; {args.ranks} ranks x 1 thread "
-          f"{many:.0f} ({many / one:.2f}x)")
+    one = [r for r in rows if r["ranks"] == 1]
+    many = [r for r in rows if r["ranks"] == args.ranks]
+    ratios = sorted(b["samples_per_s"] / a["samples_per_s"] for a, b in zip(one, many))
+    med = lambda rs, k: statistics.median(r[k] for r in rs)      # noqa: E731
+    print(f"\nW4 samples/s: 1 rank x 1 thread {med(one, 'samples_per_s'):.0f}; {args.ranks} "
+          f"ranks x 1 thread {med(many, 'samples_per_s'):.0f} "
+          f"({med(many, 'samples_per_s') / med(one, 'samples_per_s'):.2f}x; per round "
+          f"{ratios[0]:.2f}x-{ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x)")
+    print(f"rank 0 CPU per step: 1 rank {med(one, 'cpu_ms_rank0'):.2f} ms, {args.ranks} ranks "
+          f"{med(many, 'cpu_ms_rank0'):.2f} ms")
 
 
 def main():

@@ -104,13 +104,15 @@ class Comm:
 
     def allgather(self, x):
         x = np.ascontiguousarray(x)
-        out = np.empty((self.size * x.shape[0],) + x.shape[1:] if x.ndim else (self.size,),
-                       x.dtype)
+        out = POOL.empty((self.size * x.shape[0],) + x.shape[1:] if x.ndim else (self.size,),
+                         x.dtype)
         self.mpi.Allgather(_bytes(x), _bytes(out))
         return out
 
     def bcast(self, x, root):
-        out = np.array(x, order="C", copy=True)
+        out = POOL.empty(x.shape, x.dtype)
+        if self.rank == root:               # the others' values are overwritten: no copy
+            np.copyto(out, x)
         self.mpi.Bcast(_bytes(out), root=root)
         return out
 
@@ -123,7 +125,7 @@ class Comm:
         x = np.ascontiguousarray(x)
         wide = _reduce_dtype(x.dtype)
         src = x if wide is x.dtype else x.astype(wide)
-        out = np.empty((x.shape[0] // self.size,) + x.shape[1:], wide)
+        out = POOL.empty((x.shape[0] // self.size,) + x.shape[1:], wide)
         self.mpi.Reduce_scatter_block(src, out, op=_MPI_OPS[op])
         return out if wide is x.dtype else out.astype(x.dtype)
 
@@ -134,7 +136,7 @@ class Comm:
         self.mpi.Send(_bytes(np.ascontiguousarray(x)), dest=dst, tag=tag)
 
     def recv(self, shape, dtype, src, tag):
-        out = np.empty(shape, dtype)
+        out = POOL.empty(tuple(shape), dtype)
         self.mpi.Recv(_bytes(out), source=src, tag=tag)
         return out
 

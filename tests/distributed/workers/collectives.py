@@ -104,6 +104,20 @@ for dtype in (np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int64):
         r2 = ops.AllReduce()(ms.Tensor(mine))
         assert r2.asnumpy().__array_interface__["data"][0] == at
         same(r2, expect("sum", every))
+    # the data-movement collectives' pooled results, held across the next call
+    g1 = ops.AllGather()(ms.Tensor(mine))
+    b0 = ops.Broadcast(0)((ms.Tensor(mine),))[0]
+    b1 = comm_func.broadcast(ms.Tensor(mine), src=1)
+    rows = [data(r, (2 * size, n // 2), dtype) for r in range(size)]
+    rs = ops.ReduceScatter()(ms.Tensor(rows[rank]))
+    for _ in range(2):
+        ops.AllGather()(ms.Tensor(mine * 0))
+        ops.Broadcast(0)((ms.Tensor(mine * 0),))
+        ops.ReduceScatter()(ms.Tensor(rows[rank] * 0))
+    same(g1, np.concatenate(every))
+    same(b0, every[0])
+    same(b1, every[1])
+    same(rs, expect("sum", rows)[2 * rank:2 * rank + 2])
     # the gradient buckets: several arrays in one pooled buffer, the mean, step after step
     arrays = [data(rank, (n // 2,), dtype), data(rank, (3, 4), dtype), data(rank, (), dtype)]
     alls = [[data(r, a.shape, dtype) for r in range(size)] for a in arrays]
