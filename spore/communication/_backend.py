@@ -93,7 +93,8 @@ class Comm:
         if not x.flags.c_contiguous:      # (not ascontiguousarray always: it makes 0-d 1-d)
             x = np.ascontiguousarray(x)
         if out is None:
-            out = np.empty_like(x) if x.nbytes < POOL.min_bytes else POOL.empty(x.shape, dtype)
+            out = (np.empty(x.shape, dtype) if x.nbytes < MIN_POOLED_BYTES
+                   else POOL.empty(x.shape, dtype))
         self.mpi.Allreduce(x, out, op=mpi_op)
         return out
 
@@ -229,14 +230,18 @@ def abort(code=1):
 
 _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
 
+# results below this are allocated fresh (cheaper than the pool's bookkeeping, and
+# below glibc's mmap threshold, so without page faults)
+MIN_POOLED_BYTES = 1 << 16
+
 
 class BufferPool:
     """Result arrays kept for reuse once nothing else refers to them (NOTE: [Buffer
     reuse]): at most ``slots`` of them, each of at least ``min_bytes``."""
 
-    def __init__(self, slots=8, min_bytes=1 << 16):
+    def __init__(self, slots=8, min_bytes=None):
         self.slots = slots
-        self.min_bytes = min_bytes
+        self.min_bytes = MIN_POOLED_BYTES if min_bytes is None else min_bytes
         self._bufs = {}
         # the count of a buffer only the pool holds, measured the way ``empty`` measures
         # it (interpreters differ in which temporary references they count)
