@@ -3,6 +3,7 @@
 usage:
   python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 5]
   python benchmarks/bench_dist.py w4 [--ranks 2] [--steps 60] [--rounds 5]
+  python benchmarks/bench_dist.py overhead [--rounds 5]
 
 The script launches itself under MPI's launcher (the ``dist`` extra) with one BLAS
 thread per rank and prints one JSON line per measurement, then a summary:
@@ -22,6 +23,10 @@ thread per rank and prints one JSON line per measurement, then a summary:
   the median and the spread of the per-round ratios, and rank 0's CPU time per step
   (what data parallelism adds to each rank's work, whatever share of the cores it
   got).
+
+* ``overhead``: CPU time per 1 KB all-reduce on one rank (MPI's all-reduce is then
+  a copy): mpi4py's call, Spore's communicator, ``ops.AllReduce``; the fixed cost
+  Spore's layers add, whatever share of the cores the process gets.
 
 The machine this ran on is shared; compare ratios taken in the same run.
 """
@@ -101,14 +106,49 @@ def allreduce_main(args):
     rows = _launch(["allreduce", "--rounds", str(args.rounds)], args.ranks)
     for r in rows:
         print(json.dumps(r))
-    print("\n| size | mpi4py Allreduce GB/s | Spore ops.AllReduce GB/s (ratio) | "
-          "Spore bucket GB/s (ratio) |\n|---|---|---|---|")
-    by = {(r["bytes"], r["impl"]): r["busbw_GBps"] for r in rows}
+    print("\n| size | mpi4py Allreduce GB/s (us) | Spore ops.AllReduce GB/s (us, ratio) | "
+          "Spore bucket GB/s (us, ratio) |\n|---|---|---|---|")
+    by = {(r["bytes"], r["impl"]): r for r in rows}
     for nbytes in sorted({r["bytes"] for r in rows}):
-        ref = by[(nbytes, "mpi4py")]
-        sp, bk = by[(nbytes, "spore")], by[(nbytes, "spore_bucket")]
-        print(f"| {_size(nbytes)} | {ref:.2f} | {sp:.2f} ({sp / ref:.2f}x) | "
-              f"{bk:.2f} ({bk / ref:.2f}x) |")
+        ref, sp, bk = (by[(nbytes, k)] for k in ("mpi4py", "spore", "spore_bucket"))
+        cell = lambda r: f"{r['busbw_GBps']:.3g} ({r['median_us']:.3g}"     # noqa: E731
+        print(f"| {_size(nbytes)} | {cell(ref)}) | {cell(sp)}, "
+              f"{sp['busbw_GBps'] / ref['busbw_GBps']:.2f}x) | {cell(bk)}, "
+              f"{bk['busbw_GBps'] / ref['busbw_GBps']:.2f}x) |")
+
+
+def overhead_worker(args):
+    """CPU time per call on one rank (where MPI's all-reduce is a copy): the fixed cost
+    each layer adds, which the scheduler's share of the cores does not change."""
+    import numpy as np
+    from mpi4py import MPI
+    import spore as ms
+    from spore import ops
+    from spore.communication import init
+    from spore.communication.management import group_comm
+    init()
+    comm, group = MPI.COMM_WORLD, group_comm("hccl_world_group")
+    x = np.random.default_rng(0).random(256, dtype=np.float32)        # 1 KB
+    out, t, reduce_op = np.empty_like(x), ms.Tensor(x), ops.AllReduce()
+    calls = {"mpi4py Comm.Allreduce": lambda: comm.Allreduce(x, out, op=MPI.SUM),
+             "Spore communicator (NumPy in, new array out)": lambda: group.allreduce(x, "sum"),
+             "Spore ops.AllReduce (Tensor in, Tensor out)": lambda: reduce_op(t)}
+    best = {name: float("inf") for name in calls}
+    for _ in range(args.rounds):
+        for name, fn in calls.items():
+            start = time.thread_time()
+            for _ in range(5000):
+                fn()
+            best[name] = min(best[name], (time.thread_time() - start) / 5000 * 1e6)
+    for name, us in best.items():
+        print(json.dumps({"bench": "overhead", "call": name, "cpu_us": us}), flush=True)
+
+
+def overhead_main(args):
+    rows = _launch(["overhead", "--rounds", str(args.rounds)], 1)
+    print("\n| 1 KB all-reduce, 1 rank | CPU us per call (min of rounds) |\n|---|---|")
+    for r in rows:
+        print(f"| {r['call']} | {r['cpu_us']:.2f} |")
 
 
 def _size(n):
@@ -192,16 +232,15 @@ def w4_main(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("bench", choices=["allreduce", "w4"])
+    ap.add_argument("bench", choices=["allreduce", "w4", "overhead"])
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=60)
     args = ap.parse_args()
     worker = os.environ.get("SPORE_BENCH_WORKER") == "1"
-    if args.bench == "allreduce":
-        (allreduce_worker if worker else allreduce_main)(args)
-    else:
-        (w4_worker if worker else w4_main)(args)
+    run = {"allreduce": (allreduce_main, allreduce_worker), "w4": (w4_main, w4_worker),
+           "overhead": (overhead_main, overhead_worker)}[args.bench]
+    run[worker](args)
 
 
 if __name__ == "__main__":
