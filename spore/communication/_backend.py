@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -243,6 +244,7 @@ class BufferPool:
         self.slots = slots
         self.min_bytes = MIN_POOLED_BYTES if min_bytes is None else min_bytes
         self._bufs = {}
+        self._lock = threading.Lock()
         # the count of a buffer only the pool holds, measured the way ``empty`` measures
         # it (interpreters differ in which temporary references they count)
         self._bufs[None] = np.empty(0)
@@ -259,14 +261,16 @@ class BufferPool:
             return np.empty(shape, dtype)
         key = (shape, dtype)
         bufs = self._bufs
-        if key in bufs:
-            if _refs(bufs, key) == self._free_refs:
-                return bufs[key]
-            del bufs[key]                   # still in use: its holders keep it alive
-        elif len(bufs) >= self.slots:
-            del bufs[next(iter(bufs))]      # the oldest slot
-        buf = bufs[key] = np.empty(shape, dtype)
-        return buf
+        with self._lock:        # another thread must not take the same free array
+            if key in bufs:
+                if _refs(bufs, key) == self._free_refs:
+                    buf = bufs[key]
+                    return buf
+                del bufs[key]                   # still in use: its holders keep it alive
+            elif len(bufs) >= self.slots:
+                del bufs[next(iter(bufs))]      # the oldest slot
+            buf = bufs[key] = np.empty(shape, dtype)
+            return buf
 
     def clear(self):
         self._bufs.clear()

@@ -99,3 +99,29 @@ def test_bucket_buffer_is_reused_once_the_step_drops_its_results(solo):
     again = C.fused_all_reduce_p(*xs, **kw)
     assert addr(again[0].asnumpy()) == where
     np.testing.assert_array_equal(again[1].asnumpy(), np.ones(5, np.float32))
+
+
+def test_threads_never_share_a_pooled_array():
+    import sys
+    import threading
+    pool = _backend.BufferPool()
+    bad = []
+
+    def work(tid):
+        for _ in range(200):
+            a = pool.empty((BIG,), np.int64)
+            a[:8] = tid
+            if not (a[:8] == tid).all():
+                bad.append(tid)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not bad
