@@ -1,0 +1,331 @@
+"""``vmap``: run a function written for one example over a batch of examples.
+
+NOTE: [Batching]
+``vmap(fn, in_axes, out_axes)(*args)`` calls ``fn`` once. Each argument mapped over
+an axis reaches ``fn`` as a *batched tensor*: a Tensor whose ``_data`` is a
+``Batched`` (the per-example shape and dtype, the whole batch as ``value`` and the
+axis of ``value`` that is the batch, ``bdim``). So ``x.shape`` inside ``fn`` is an
+example's shape, as in MindSpore.
+
+A batching handler sits at the dispatch point (like the tape and the graph
+capture, see NOTE: [Dispatch]). A primitive call with no batched input of this
+vmap passes straight to the handler below. Otherwise the handler unwraps the
+batched inputs to ``(value, bdim)`` pairs and runs the primitive's batching rule
+(``Primitive.batch``, registered in ``spore/_prims/_batching.py``) with the handler
+below installed, so the rule's own primitive calls are recorded by an outer tape
+(``grad(vmap(f))``), become nodes of an outer graph (``jit``) or are batched by an
+outer vmap (``vmap(vmap(f))``). A rule returns the output and its batch axis.
+
+A primitive without a rule (or whose rule declines the call, returning None) takes
+the *loop fallback*: the batched inputs are split along their batch axis, the
+primitive runs once per example and the results are stacked. It is correct for
+every primitive, only slower; random primitives always loop, so each example
+draws its own numbers.
+
+``vmap(grad(f))`` works the other way round: the tape sits above the batching
+handler, records batched tensors like any other, and its gradient rules run
+batched when the backward pass calls them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import primitive as P
+from .._core.aval import ShapedArray
+from .._prims._batching import move_axis, stack, unstack
+from .._prims.array import broadcast_to_p, reshape_p
+
+__all__ = ["vmap"]
+
+
+class Batched(ShapedArray):
+    """The ``_data`` of a batched tensor: one example's shape and dtype, the whole batch
+    (``value``, a Tensor) and the axis of ``value`` that runs over the examples."""
+
+    __slots__ = ("value", "bdim", "level")
+    base = None
+
+    def __init__(self, value, bdim, level):
+        shape = tuple(value.shape)
+        self.shape = shape[:bdim] + shape[bdim + 1:]
+        self.dtype = value._data.dtype
+        self.value = value
+        self.bdim = bdim
+        self.level = level
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    def refuse_host_read(self, what, hint=None):
+        raise ValueError(
+            f"For 'vmap', {what} reads the values of a tensor mapped over a batch, which "
+            "differ from example to example. Write the function with ops only (ops.select "
+            "instead of a Python if on a tensor); MindSpore's vmap refuses this too.")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self.refuse_host_read(f"reading '.{name}' of the data")
+
+    def __array__(self, *args, **kwargs):
+        self.refuse_host_read("converting the tensor to a NumPy array")
+
+    def copy(self):
+        self.refuse_host_read("copying the data")
+
+    def __repr__(self):
+        return f"Batched({ShapedArray.__repr__(self)} x {self.value.shape[self.bdim]})"
+
+
+class _Level:
+    """One active vmap: its batch size and the handler below it."""
+
+    __slots__ = ("size", "below")
+
+    def __init__(self, size):
+        self.size = size
+        self.below = None
+
+
+def _batched(value, bdim, level):
+    t = P._Tensor.__new__(P._Tensor)
+    t._data = Batched(value, bdim, level)
+    t._tape_ref = None
+    return t
+
+
+def _level_of(a, level):
+    return isinstance(a, P._Tensor) and type(a._data) is Batched and a._data.level is level
+
+
+# --------------------------------------------------------------------------- the handler
+def _make_handler(level):
+    def make(below):
+        level.below = below
+
+        def vmap_handler(prim, args, attrs):
+            for a in args:
+                if _level_of(a, level):
+                    break
+            else:
+                return below(prim, args, attrs)
+            values = [a._data.value if _level_of(a, level) else a for a in args]
+            dims = [a._data.bdim if _level_of(a, level) else None for a in args]
+            with P.handler_scope(lambda _current: below):
+                out, out_dims = apply(prim, level.size, attrs, values, dims)
+            if type(out) is tuple:
+                return tuple(_batched(o, d, level) if d is not None else o
+                             for o, d in zip(out, out_dims))
+            return _batched(out, out_dims, level) if out_dims is not None else out
+        return vmap_handler
+    return make
+
+
+def apply(prim, size, attrs, values, dims):
+    """Run ``prim`` over a batch: its rule, or the loop fallback. ``values`` are the
+    inputs (batched ones whole), ``dims`` their batch axes (None: not batched)."""
+    if prim.effect in ("state", "comm"):
+        raise RuntimeError(
+            f"For 'vmap', the primitive '{prim.name}' writes state or communicates, which "
+            "cannot run over a batch (MindSpore's vmap rejects side effects too). Return the "
+            "new value from the function instead of assigning it.")
+    rule = prim.batch
+    if rule is not None and prim.effect != "random":
+        result = rule(size, attrs, values, dims)
+        if result is not None:
+            return result
+    return loop(prim, size, attrs, values, dims)
+
+
+def loop(prim, size, attrs, values, dims):
+    """The fallback: one call per example, results stacked along axis 0."""
+    columns = [unstack(v, d, size) if d is not None else None for v, d in zip(values, dims)]
+    results = []
+    for i in range(size):
+        args = [v if c is None else c[i] for v, c in zip(values, columns)]
+        results.append(prim(*args, **attrs))
+    if prim.multiple_results:
+        n = len(results[0])
+        return tuple(stack([r[k] for r in results]) for k in range(n)), (0,) * n
+    return stack(results), 0
+
+
+# --------------------------------------------------------------------------- vmap
+def vmap(fn, in_axes=0, out_axes=0):
+    """MindSpore's ``vmap``: ``fn`` mapped over an axis of its inputs.
+
+    Args:
+        fn: a function or Cell (its parameters are shared by every example).
+        in_axes: int, None, or a tuple/list with one entry per argument; an entry is
+            an int, None, or a nested tuple/list/dict matching that argument.
+        out_axes: the same for the outputs; None leaves an output that does not
+            depend on the batch unbatched.
+    """
+    if not callable(fn):
+        raise TypeError(f"For 'vmap', 'fn' must be a function or a Cell, but got "
+                        f"{type(fn).__name__}.")
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+    if in_axes is None:
+        raise ValueError("The 'in_axes' of 'vmap' cannot be a single None while 'fn' is not "
+                         "a 'CellList'.")
+    if out_axes is None:
+        raise ValueError("The 'out_axes' of 'vmap' cannot be a single None while 'fn' is "
+                         "not a 'CellList'.")
+    if isinstance(out_axes, (tuple, list)) and out_axes and _all_none(out_axes):
+        raise ValueError(f"The 'out_axes' of 'vmap' cannot be all None while 'fn' is not a "
+                         f"'CellList', but got {out_axes}.")
+
+    def batched_fn(*args, **kwargs):
+        axes = _expand_in_axes(in_axes, args)
+        sizes = []
+        leaves = _map_tree(lambda x, ax: _check_leaf(x, ax, sizes), args, axes, "in_axes")
+        if not sizes:
+            raise ValueError("For 'vmap', failed to get 'axis_size': no argument is mapped "
+                             "over an axis (every in_axes entry is None or no argument is a "
+                             "Tensor).")
+        size = sizes[0]
+        for s in sizes[1:]:
+            if s != size:
+                raise ValueError(f"The 'axis_size' of each argument in the scope of 'vmap' "
+                                 f"should be equal, but got {size} and {s}.")
+        if size == 0:
+            raise ValueError("For 'vmap', the mapped axis has size 0.")
+        level = _Level(size)
+        inputs = _map_tree(lambda x, ax: x if ax is None else _batched(x, ax % len(x.shape), level),
+                           leaves, axes, "in_axes")
+        with P.handler_scope(_make_handler(level)):
+            out = fn(*inputs, **kwargs)
+        return _outputs(out, out_axes, level)
+
+    batched_fn.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
+    batched_fn.__wrapped__ = fn
+    return batched_fn
+
+
+def _all_none(spec):
+    if isinstance(spec, (tuple, list)):
+        return all(_all_none(s) for s in spec)
+    if isinstance(spec, dict):
+        return all(_all_none(s) for s in spec.values())
+    return spec is None
+
+
+def _check_axes_spec(spec, name):
+    if spec is None or (isinstance(spec, int) and not isinstance(spec, bool)):
+        return
+    if isinstance(spec, (tuple, list)):
+        for s in spec:
+            _check_axes_spec(s, name)
+        return
+    if isinstance(spec, dict):
+        for s in spec.values():
+            _check_axes_spec(s, name)
+        return
+    raise TypeError(f"The axis in vmap`s '{name}' can only be of type Int or None, but got "
+                    f"{spec!r} ({type(spec).__name__}).")
+
+
+def _expand_in_axes(in_axes, args):
+    if isinstance(in_axes, (tuple, list)):
+        if len(in_axes) != len(args):
+            raise ValueError(f"When vmap`s 'in_axes' is a tuple or list, and its size must be "
+                             f"equal to the number of arguments of 'fn': {len(args)}, but got "
+                             f"size: {len(in_axes)}.")
+        return tuple(in_axes)
+    return (in_axes,) * len(args)
+
+
+def _map_tree(f, tree, axes, name):
+    """``f(leaf, axis)`` over ``tree``, ``axes`` an int/None for a whole subtree or a
+    structure matching it. Lists and tuples keep their type; dicts their keys."""
+    if isinstance(tree, (tuple, list)):
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != len(tree):
+                raise ValueError(f"For 'vmap', the '{name}' {axes} does not match the "
+                                 f"structure of the value: {len(axes)} entries for a "
+                                 f"{type(tree).__name__} of {len(tree)}.")
+            return type(tree)(_map_tree(f, t, a, name) for t, a in zip(tree, axes))
+        if isinstance(axes, dict):
+            raise ValueError(f"For 'vmap', the '{name}' {axes} is a dict but the value is a "
+                             f"{type(tree).__name__}.")
+        return type(tree)(_map_tree(f, t, axes, name) for t in tree)
+    if isinstance(tree, dict):
+        if isinstance(axes, dict):
+            if set(axes) != set(tree):
+                raise ValueError(f"For 'vmap', the keys of '{name}' {sorted(map(str, axes))} "
+                                 f"differ from the keys of the value "
+                                 f"{sorted(map(str, tree))}.")
+            return {k: _map_tree(f, tree[k], axes[k], name) for k in tree}
+        if isinstance(axes, (tuple, list)):
+            raise ValueError(f"For 'vmap', the '{name}' {axes} is a {type(axes).__name__} "
+                             f"but the value is a dict.")
+        return {k: _map_tree(f, v, axes, name) for k, v in tree.items()}
+    if isinstance(axes, (tuple, list, dict)):
+        raise ValueError(f"For 'vmap', the '{name}' {axes} is a {type(axes).__name__} but the "
+                         f"value is a {type(tree).__name__}.")
+    return f(tree, axes)
+
+
+def _check_leaf(x, axis, sizes):
+    """A mapped argument's batch size; returns ``x`` (its axis normalised by the caller)."""
+    if axis is None:
+        return x
+    if not isinstance(x, P._Tensor):
+        raise ValueError(f"For 'vmap', an argument mapped over axis {axis} must be a Tensor, "
+                         f"but got {type(x).__name__}; give it the in_axes entry None.")
+    nd = len(x.shape)
+    if not -nd <= axis < nd:
+        raise ValueError(f"The axis: {axis} in 'in_axes' is out of bounds for array of "
+                         f"dimension [{-nd},{nd}).")
+    sizes.append(x.shape[axis])
+    return x
+
+
+def _outputs(out, out_axes, level):
+    """The function's results with their batch axes moved to ``out_axes``."""
+    if isinstance(out, list):
+        out = tuple(out)            # MindSpore returns a tuple for a list of results
+    if isinstance(out_axes, (tuple, list)) and not isinstance(out, (tuple, list, dict)):
+        if len(out_axes) != 1:
+            raise ValueError(f"The size of vmap's 'out_axes' should be equal to the number "
+                             f"of results of 'fn': 1, but got size: {len(out_axes)}.")
+        out_axes = out_axes[0]
+    if isinstance(out, tuple) and isinstance(out_axes, (tuple, list)) \
+            and len(out_axes) != len(out):
+        raise ValueError(f"The size of vmap's 'out_axes' should be equal to the number of "
+                         f"results of 'fn': {len(out)}, but got size: {len(out_axes)}.")
+    return _map_tree(lambda o, ax: _output(o, ax, level), out, out_axes, "out_axes")
+
+
+def _output(o, axis, level):
+    if o is None or isinstance(o, str):
+        raise TypeError(f"The outputs of vmap's 'fn' should be consisting of tensors or "
+                        f"constants, but got {type(o).__name__}.")
+    if not isinstance(o, P._Tensor):
+        if isinstance(o, (bool, int, float, np.generic)):
+            o = P._Tensor(o)
+        else:
+            raise TypeError(f"The outputs of vmap's 'fn' should be consisting of tensors or "
+                            f"constants, but got {type(o).__name__}.")
+    batched = _level_of(o, level)
+    if axis is None:
+        if batched:
+            raise ValueError("For 'vmap', an output whose 'out_axes' entry is None must not "
+                             "depend on the mapped inputs, but this one does.")
+        return o
+    nd = len(o.shape) + 1
+    if not -nd <= axis < nd:
+        raise ValueError(f"The axis: {axis} in 'out_axes' is out of bounds for array of "
+                         f"dimension [{-nd},{nd}).")
+    axis %= nd
+    if batched:
+        return move_axis(o._data.value, o._data.bdim, axis)
+    shape = tuple(o.shape)
+    expanded = reshape_p(o, shape=shape[:axis] + (1,) + shape[axis:])
+    return broadcast_to_p(expanded, shape=shape[:axis] + (level.size,) + shape[axis:])

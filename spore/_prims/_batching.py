@@ -1,0 +1,268 @@
+"""Batching rules: how a primitive runs once over a whole batch under ``vmap``.
+
+See NOTE: [Batching] in ``spore/_autodiff/vmap.py``. A rule is
+``rule(size, attrs, values, dims) -> (out, out_dims)``: ``values`` are the inputs,
+the batched ones whole, ``dims`` the axis of each that runs over the examples
+(None for an input shared by every example). It computes with primitives (so an
+outer tape, graph capture or vmap sees its work) and returns the output and its
+batch axis (a tuple of axes for a primitive with several results), or None to hand
+the call to the loop fallback. Rules live here, in one registry, rather than
+beside each primitive so that the kernel files stay as their owners wrote them.
+"""
+from __future__ import annotations
+
+from .._core import primitive as P
+from . import array as _array, linalg as _linalg, math as _math, reduce as _reduce  # noqa: F401
+from . import special as _special, nn as _nn  # noqa: F401
+from .array import broadcast_to_p, concat_p, reshape_p, split_p, transpose_p
+
+_get = P.get
+
+
+# --------------------------------------------------------------------------- helpers
+def move_to_front(value, bdim):
+    """``value`` with its batch axis first."""
+    return move_axis(value, bdim, 0)
+
+
+def move_axis(value, src, dst):
+    """``value`` with axis ``src`` moved to position ``dst`` (one Transpose, or none)."""
+    if src == dst:
+        return value
+    order = [i for i in range(len(value.shape)) if i != src]
+    order.insert(dst, src)
+    return transpose_p(value, perm=tuple(order))
+
+
+def unstack(value, bdim, size):
+    """The examples of ``value`` along ``bdim``, each without that axis."""
+    shape = tuple(value.shape)
+    rest = shape[:bdim] + shape[bdim + 1:]
+    parts = split_p(value, sizes=(1,) * size, axis=bdim)
+    return [reshape_p(p, shape=rest) for p in parts]
+
+
+def stack(tensors):
+    """Same-shape tensors stacked along a new leading axis."""
+    rows = [reshape_p(t, shape=(1,) + tuple(t.shape)) for t in tensors]
+    return rows[0] if len(rows) == 1 else concat_p(*rows, axis=0)
+
+
+def _example_rank(value, bdim):
+    return len(value.shape) - (bdim is not None)
+
+
+def _only_first_batched(dims):
+    return dims[0] is not None and all(d is None for d in dims[1:])
+
+
+def _rule(*names):
+    """Register one rule for the primitives ``names``."""
+    def deco(rule):
+        for name in names:
+            _get(name).def_batch(rule)
+        return rule
+    return deco
+
+
+# --------------------------------------------------------------------------- elementwise
+def elementwise(size, attrs, values, dims, prim):
+    """Broadcasting ops: batch axes to the front, each batched input padded with unit
+    axes to the rank of the widest example, so NumPy's right-aligned broadcasting lines
+    the examples up; shared inputs broadcast over the batch as they are."""
+    rank = max((_example_rank(v, d) for v, d in zip(values, dims)
+                if hasattr(v, "shape")), default=0)
+    args = []
+    for v, d in zip(values, dims):
+        if d is not None:
+            v = move_to_front(v, d)
+            shape = tuple(v.shape)
+            if len(shape) - 1 < rank:
+                v = reshape_p(v, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
+        args.append(v)
+    return prim(*args, **attrs), 0
+
+
+def _register_elementwise():
+    for prim in list(P.REGISTRY.values()):
+        if prim.kind == "elementwise" and prim.batch is None and prim.effect is None:
+            prim.def_batch(lambda size, attrs, values, dims, prim=prim:
+                           elementwise(size, attrs, values, dims, prim))
+
+
+# --------------------------------------------------------------------------- reductions
+def _shift_axes(axis, rank):
+    """Example axes (None: all) as axes of the batch-first value."""
+    if axis is None:
+        return tuple(range(1, rank + 1))
+    if isinstance(axis, int):
+        return axis % rank + 1
+    return tuple(a % rank + 1 for a in axis)
+
+
+def _reduction(name):
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        (x,), (d,) = values, dims
+        rank = len(x.shape) - 1
+        if rank == 0:
+            return None
+        new = dict(attrs)
+        new["axis"] = _shift_axes(attrs.get("axis"), rank)
+        return prim(move_to_front(x, d), **new), 0
+
+
+for _name in ("ReduceSum", "ReduceMean", "ReduceProd", "ReduceMax", "ReduceMin",
+              "ReduceAll", "ReduceAny"):
+    _reduction(_name)
+
+
+def _arg_reduction(name):
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        (x,), (d,) = values, dims
+        rank = len(x.shape) - 1
+        if rank == 0 or attrs.get("axis") is None:
+            return None      # a flat index over each example: left to the loop
+        new = dict(attrs)
+        new["axis"] = attrs["axis"] % rank + 1
+        return prim(move_to_front(x, d), **new), 0
+
+
+_arg_reduction("Argmax")
+_arg_reduction("Argmin")
+
+
+# --------------------------------------------------------------------------- shapes
+@_rule("Reshape")
+def _reshape_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    return reshape_p(move_to_front(x, d), shape=(size,) + tuple(attrs["shape"])), 0
+
+
+@_rule("Transpose")
+def _transpose_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    perm = (0,) + tuple(p % (len(x.shape) - 1) + 1 for p in attrs["perm"])
+    return transpose_p(move_to_front(x, d), perm=perm), 0
+
+
+@_rule("BroadcastTo")
+def _broadcast_to_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    shape = tuple(attrs["shape"])
+    if any(s < 0 for s in shape):
+        return None
+    x = move_to_front(x, d)
+    xs = tuple(x.shape)
+    x = reshape_p(x, shape=xs[:1] + (1,) * (len(shape) + 1 - len(xs)) + xs[1:])
+    return broadcast_to_p(x, shape=(size,) + shape), 0
+
+
+@_rule("Getitem")
+def _getitem_rule(size, attrs, values, dims):
+    spec = attrs["spec"]
+    if not _only_first_batched(dims) or any(e[0] in ("tensor", "const") for e in spec):
+        return None
+    x = move_to_front(values[0], dims[0])
+    new = dict(attrs)
+    new["spec"] = (("slice", None, None, None),) + tuple(spec)
+    return _get("Getitem")(x, *values[1:], **new), 0
+
+
+@_rule("Concat")
+def _concat_rule(size, attrs, values, dims):
+    rank = len(values[dims.index(next(d for d in dims if d is not None))].shape) - 1
+    args = []
+    for v, d in zip(values, dims):
+        if d is None:
+            shape = tuple(v.shape)
+            v = broadcast_to_p(reshape_p(v, shape=(1,) + shape), shape=(size,) + shape)
+        else:
+            v = move_to_front(v, d)
+        args.append(v)
+    return concat_p(*args, axis=attrs["axis"] % rank + 1), 0
+
+
+@_rule("Split")
+def _split_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    rank = len(x.shape) - 1
+    out = split_p(move_to_front(x, d), sizes=attrs["sizes"], axis=attrs["axis"] % rank + 1)
+    return out, (0,) * len(out)
+
+
+# --------------------------------------------------------------------------- linear algebra
+@_rule("MatMul")
+def _matmul_rule(size, attrs, values, dims):
+    ranks = [_example_rank(v, d) for v, d in zip(values, dims)]
+    if min(ranks) < 2:
+        return None          # vector operands: the loop keeps NumPy's 1-D semantics
+    width = max(ranks)
+    args = []
+    for v, d in zip(values, dims):
+        if d is not None:
+            v = move_to_front(v, d)
+            shape = tuple(v.shape)
+            v = reshape_p(v, shape=shape[:1] + (1,) * (width + 1 - len(shape)) + shape[1:])
+        args.append(v)
+    return _get("MatMul")(*args, **attrs), 0
+
+
+@_rule("Dense")
+def _dense_rule(size, attrs, values, dims):
+    if not _only_first_batched(dims):
+        return None
+    return _get("Dense")(move_to_front(values[0], dims[0]), *values[1:], **attrs), 0
+
+
+# --------------------------------------------------------------------------- nn
+def _along_axis(name):
+    """Ops along one example axis (softmax and its gradient): every input batched alike,
+    the axis shifted past the batch axis."""
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        ranks = {_example_rank(v, d) for v, d in zip(values, dims)}
+        if len(ranks) != 1 or ranks == {0} or any(d is None for d in dims):
+            return None
+        rank = ranks.pop()
+        new = dict(attrs)
+        new["axis"] = attrs["axis"] % rank + 1
+        return prim(*[move_to_front(v, d) for v, d in zip(values, dims)], **new), 0
+
+
+for _name in ("Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad"):
+    _along_axis(_name)
+
+
+def _fold(name):
+    """Ops that treat the leading axis as independent samples (convolution, pooling):
+    the batch is folded into that axis, run once and unfolded."""
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        if not _only_first_batched(dims):
+            return None
+        x = move_to_front(values[0], dims[0])
+        shape = tuple(x.shape)
+        if len(shape) < 3:
+            return None
+        out = prim(reshape_p(x, shape=(size * shape[1],) + shape[2:]), *values[1:], **attrs)
+        outs = out if type(out) is tuple else (out,)
+        unfolded = tuple(reshape_p(o, shape=(size, shape[1]) + tuple(o.shape)[1:]) for o in outs)
+        if type(out) is tuple:
+            return unfolded, (0,) * len(unfolded)
+        return unfolded[0], 0
+
+
+for _name in ("Conv2D", "MaxPool2D", "AvgPool2D"):
+    _fold(_name)
+
+_register_elementwise()
