@@ -129,16 +129,17 @@ def _make_handler(level):
 def apply(prim, size, attrs, values, dims):
     """Run ``prim`` over a batch: its rule, or the loop fallback. ``values`` are the
     inputs (batched ones whole), ``dims`` their batch axes (None: not batched)."""
-    if prim.effect in ("state", "comm"):
-        raise RuntimeError(
-            f"For 'vmap', the primitive '{prim.name}' writes state or communicates, which "
-            "cannot run over a batch (MindSpore's vmap rejects side effects too). Return the "
-            "new value from the function instead of assigning it.")
     rule = prim.batch
     if rule is not None and prim.effect != "random":
         result = rule(size, attrs, values, dims)
         if result is not None:
             return result
+    if prim.effect in ("state", "comm"):
+        raise RuntimeError(
+            f"For 'vmap', the primitive '{prim.name}' cannot run over a batch: it writes "
+            "state or communicates (a write into a tensor shared by every example, for "
+            "example). MindSpore's vmap rejects side effects too; return the new value "
+            "from the function instead.")
     return loop(prim, size, attrs, values, dims)
 
 
@@ -149,10 +150,21 @@ def loop(prim, size, attrs, values, dims):
     for i in range(size):
         args = [v if c is None else c[i] for v, c in zip(values, columns)]
         results.append(prim(*args, **attrs))
+    if not prim.multiple_results:
+        results = [(r,) for r in results]
+    outs = []
+    for k in range(len(results[0])):
+        column = [r[k] for r in results]
+        shapes = {tuple(t.shape) for t in column}
+        if len(shapes) > 1:
+            raise ValueError(
+                f"For 'vmap', the primitive '{prim.name}' gives results of different shapes "
+                f"for different examples ({' and '.join(str(list(s)) for s in sorted(shapes))}"
+                "): vmap needs every example's result to have the same shape.")
+        outs.append(stack(column))
     if prim.multiple_results:
-        n = len(results[0])
-        return tuple(stack([r[k] for r in results]) for k in range(n)), (0,) * n
-    return stack(results), 0
+        return tuple(outs), (0,) * len(outs)
+    return outs[0], 0
 
 
 # --------------------------------------------------------------------------- vmap

@@ -14,7 +14,7 @@ from __future__ import annotations
 from .._core import primitive as P
 from . import array as _array, linalg as _linalg, math as _math, reduce as _reduce  # noqa: F401
 from . import special as _special, nn as _nn  # noqa: F401
-from .array import broadcast_to_p, concat_p, reshape_p, split_p, transpose_p
+from .array import broadcast_to_p, concat_p, index_shape, reshape_p, split_p, transpose_p
 
 _get = P.get
 
@@ -48,6 +48,16 @@ def stack(tensors):
     return rows[0] if len(rows) == 1 else concat_p(*rows, axis=0)
 
 
+def _pad_to(value, bdim, rank):
+    """A batched ``value`` with its batch axis first and unit axes after it up to
+    ``rank`` example axes (so it broadcasts against a batch-first value of that rank)."""
+    v = move_to_front(value, bdim)
+    shape = tuple(v.shape)
+    if len(shape) - 1 < rank:
+        v = reshape_p(v, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
+    return v
+
+
 def _example_rank(value, bdim):
     return len(value.shape) - (bdim is not None)
 
@@ -72,14 +82,7 @@ def elementwise(size, attrs, values, dims, prim):
     the examples up; shared inputs broadcast over the batch as they are."""
     rank = max((_example_rank(v, d) for v, d in zip(values, dims)
                 if hasattr(v, "shape")), default=0)
-    args = []
-    for v, d in zip(values, dims):
-        if d is not None:
-            v = move_to_front(v, d)
-            shape = tuple(v.shape)
-            if len(shape) - 1 < rank:
-                v = reshape_p(v, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
-        args.append(v)
+    args = [_pad_to(v, d, rank) if d is not None else v for v, d in zip(values, dims)]
     return prim(*args, **attrs), 0
 
 
@@ -197,19 +200,27 @@ def _split_rule(size, attrs, values, dims):
 
 
 # --------------------------------------------------------------------------- linear algebra
+def _passthrough(name):
+    """The output is the first input, in its layout (``Depend``'s other inputs only order
+    the work): the batch axis stays where it is."""
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        return prim(*values, **attrs), dims[0]
+
+
+_passthrough("Depend")
+_passthrough("Contiguous")
+
+
 @_rule("MatMul")
 def _matmul_rule(size, attrs, values, dims):
     ranks = [_example_rank(v, d) for v, d in zip(values, dims)]
     if min(ranks) < 2:
         return None          # vector operands: the loop keeps NumPy's 1-D semantics
     width = max(ranks)
-    args = []
-    for v, d in zip(values, dims):
-        if d is not None:
-            v = move_to_front(v, d)
-            shape = tuple(v.shape)
-            v = reshape_p(v, shape=shape[:1] + (1,) * (width + 1 - len(shape)) + shape[1:])
-        args.append(v)
+    args = [_pad_to(v, d, width) if d is not None else v for v, d in zip(values, dims)]
     return _get("MatMul")(*args, **attrs), 0
 
 
@@ -220,10 +231,38 @@ def _dense_rule(size, attrs, values, dims):
     return _get("Dense")(move_to_front(values[0], dims[0]), *values[1:], **attrs), 0
 
 
+# --------------------------------------------------------------------------- writes
+# An in-place write runs batched only into a batched tensor whose batch axis is first
+# (its examples are then the rows the write reaches); writing per-example values into
+# a shared tensor has no meaning and is refused, as MindSpore refuses side effects.
+@_rule("Assign")
+def _assign_rule(size, attrs, values, dims):
+    (x, v), (dx, dv) = values, dims
+    if dx != 0:
+        return None
+    if dv is not None:
+        v = _pad_to(v, dv, len(x.shape) - 1)
+    return _get("Assign")(x, v, **attrs), 0
+
+
+@_rule("SetitemInplace")
+def _setitem_rule(size, attrs, values, dims):
+    x, v, *idx = values
+    spec = attrs["spec"]
+    if dims[0] != 0 or any(d is not None for d in dims[2:]) \
+            or any(e[0] in ("tensor", "const") for e in spec):
+        return None
+    if dims[1] is not None:
+        v = _pad_to(v, dims[1], len(index_shape(tuple(x.shape)[1:], spec, ())))
+    new = dict(attrs)
+    new["spec"] = (("slice", None, None, None),) + tuple(spec)
+    return _get("SetitemInplace")(x, v, *idx, **new), 0
+
+
 # --------------------------------------------------------------------------- nn
-def _along_axis(name):
-    """Ops along one example axis (softmax and its gradient): every input batched alike,
-    the axis shifted past the batch axis."""
+def _along_axis(name, key="axis"):
+    """Ops along one example axis (attribute ``key``): every input batched, batch axes
+    first, the axis shifted past the batch axis."""
     prim = _get(name)
 
     @prim.def_batch
@@ -231,14 +270,69 @@ def _along_axis(name):
         ranks = {_example_rank(v, d) for v, d in zip(values, dims)}
         if len(ranks) != 1 or ranks == {0} or any(d is None for d in dims):
             return None
-        rank = ranks.pop()
         new = dict(attrs)
-        new["axis"] = attrs["axis"] % rank + 1
-        return prim(*[move_to_front(v, d) for v, d in zip(values, dims)], **new), 0
+        new[key] = attrs[key] % ranks.pop() + 1
+        out = prim(*[move_to_front(v, d) for v, d in zip(values, dims)], **new)
+        return out, ((0,) * len(out) if type(out) is tuple else 0)
 
 
-for _name in ("Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad"):
+for _name in ("Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad", "CumSum", "CumProd",
+              "LogCumSumExp", "Cummax", "Cummin", "Sort", "TopK", "GatherD"):
     _along_axis(_name)
+
+
+def _matrix(name):
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        """Matrix functions act on the last two axes: the batch is one more leading axis."""
+        (x,), (d,) = values, dims
+        out = prim(move_to_front(x, d), **attrs)
+        return out, ((0,) * len(out) if type(out) is tuple else 0)
+
+
+for _name in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "SingularValues",
+              "Svd"):
+    _matrix(_name)
+
+
+@_rule("Roll")
+def _roll_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    rank = len(x.shape) - 1
+    if attrs["axes"] is None or rank == 0:
+        return None          # a roll of the flattened example: left to the loop
+    new = dict(attrs)
+    new["axes"] = tuple(a % rank + 1 for a in attrs["axes"])
+    return _get("Roll")(move_to_front(x, d), **new), 0
+
+
+@_rule("Pad")
+def _pad_rule(size, attrs, values, dims):
+    (x,), (d,) = values, dims
+    new = dict(attrs)
+    new["pads"] = ((0, 0),) + tuple(tuple(p) for p in attrs["pads"])
+    return _get("Pad")(move_to_front(x, d), **new), 0
+
+
+@_rule("Einsum")
+def _einsum_rule(size, attrs, values, dims):
+    """One more subscript letter for the batch, first in every batched operand and in
+    the result."""
+    eq = attrs["equation"].replace(" ", "")
+    if "->" not in eq:
+        return None
+    lhs, rhs = eq.split("->")
+    used = set(eq)
+    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+                  if c not in used)
+    terms = lhs.split(",")
+    if len(terms) != len(values):
+        return None
+    terms = [letter + t if d is not None else t for t, d in zip(terms, dims)]
+    args = [move_to_front(v, d) if d is not None else v for v, d in zip(values, dims)]
+    return _get("Einsum")(*args, equation=",".join(terms) + "->" + letter + rhs), 0
 
 
 def _fold(name):
