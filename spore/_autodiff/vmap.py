@@ -28,12 +28,15 @@ batched when the backward pass calls them.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._core import primitive as P
 from .._core.aval import ShapedArray
 from .._prims._batching import move_axis, stack, unstack
 from .._prims.array import broadcast_to_p, reshape_p
+from .._prims.math import bitwise_xor_p
 
 __all__ = ["vmap"]
 
@@ -82,14 +85,22 @@ class Batched(ShapedArray):
         return f"Batched({ShapedArray.__repr__(self)} x {self.value.shape[self.bdim]})"
 
 
+class _Depth(threading.local):
+    n = 0
+
+
+_depth = _Depth()
+
+
 class _Level:
     """One active vmap: its batch size and the handler below it."""
 
-    __slots__ = ("size", "below")
+    __slots__ = ("size", "below", "depth")
 
-    def __init__(self, size):
+    def __init__(self, size, depth):
         self.size = size
         self.below = None
+        self.depth = depth          # how many vmaps enclose this one (random salts)
 
 
 def _batched(value, bdim, level):
@@ -113,11 +124,13 @@ def _make_handler(level):
                 if _level_of(a, level):
                     break
             else:
-                return below(prim, args, attrs)
+                if prim.effect != "random" or prim.name == "RandomKey":
+                    return below(prim, args, attrs)
+                # a draw that reads no batched input still draws once per example
             values = [a._data.value if _level_of(a, level) else a for a in args]
             dims = [a._data.bdim if _level_of(a, level) else None for a in args]
             with P.handler_scope(lambda _current: below):
-                out, out_dims = apply(prim, level.size, attrs, values, dims)
+                out, out_dims = apply(prim, level, attrs, values, dims)
             if type(out) is tuple:
                 return tuple(_batched(o, d, level) if d is not None else o
                              for o, d in zip(out, out_dims))
@@ -126,11 +139,14 @@ def _make_handler(level):
     return make
 
 
-def apply(prim, size, attrs, values, dims):
+def apply(prim, level, attrs, values, dims):
     """Run ``prim`` over a batch: its rule, or the loop fallback. ``values`` are the
     inputs (batched ones whole), ``dims`` their batch axes (None: not batched)."""
+    size = level.size
+    if prim.effect == "random":
+        return loop(prim, size, attrs, values, dims, salt=level.depth)
     rule = prim.batch
-    if rule is not None and prim.effect != "random":
+    if rule is not None:
         result = rule(size, attrs, values, dims)
         if result is not None:
             return result
@@ -143,12 +159,16 @@ def apply(prim, size, attrs, values, dims):
     return loop(prim, size, attrs, values, dims)
 
 
-def loop(prim, size, attrs, values, dims):
-    """The fallback: one call per example, results stacked along axis 0."""
+def loop(prim, size, attrs, values, dims, salt=None):
+    """The fallback: one call per example, results stacked along axis 0. With a ``salt``
+    (a random primitive; the vmap's nesting depth) each example draws with its own key."""
     columns = [unstack(v, d, size) if d is not None else None for v, d in zip(values, dims)]
+    key_at = _key_position(values, dims) if salt is not None else None
     results = []
     for i in range(size):
         args = [v if c is None else c[i] for v, c in zip(values, columns)]
+        if key_at is not None:
+            args[key_at] = example_key(args[key_at], i, salt)
         results.append(prim(*args, **attrs))
     if not prim.multiple_results:
         results = [(r,) for r in results]
@@ -165,6 +185,41 @@ def loop(prim, size, attrs, values, dims):
     if prim.multiple_results:
         return tuple(outs), (0,) * len(outs)
     return outs[0], 0
+
+
+def _key_position(values, dims):
+    """Where a random primitive's key is among its inputs (a shared 2-word uint64 tensor,
+    ``_random.key_array``), or None."""
+    for i, (v, d) in enumerate(zip(values, dims)):
+        if d is None and isinstance(v, P._Tensor) and tuple(v.shape) == (2,) \
+                and v._data.dtype == np.uint64:
+            return i
+    return None
+
+
+# NOTE: [Keys per example]
+# A random op's key is drawn once, outside its primitive, so under vmap every example
+# would get the same numbers (the same dropout mask for every example). Each example
+# i > 0 instead draws with the key whose stream word is XORed with a hash of (i, the
+# vmap's nesting depth): another Philox stream, computed with a primitive so that it is
+# a node of a compiled graph too. Example 0 keeps the key, so vmap over one example
+# draws what the plain call draws. The hash is SplitMix64's finaliser, so that the
+# salts of nested vmaps combined by XOR do not cancel or coincide.
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def _mix64(z):
+    z = (z + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def example_key(key, i, depth):
+    if i == 0:
+        return key
+    salt = np.array([_mix64((depth << 32) | i), 0], dtype=np.uint64)
+    return bitwise_xor_p(key, P.wrap(salt))
 
 
 # --------------------------------------------------------------------------- vmap
@@ -208,11 +263,15 @@ def vmap(fn, in_axes=0, out_axes=0):
                                  f"should be equal, but got {size} and {s}.")
         if size == 0:
             raise ValueError("For 'vmap', the mapped axis has size 0.")
-        level = _Level(size)
+        level = _Level(size, _depth.n)
         inputs = _map_tree(lambda x, ax: x if ax is None else _batched(x, ax % len(x.shape), level),
                            leaves, axes, "in_axes")
-        with P.handler_scope(_make_handler(level)):
-            out = fn(*inputs, **kwargs)
+        _depth.n += 1
+        try:
+            with P.handler_scope(_make_handler(level)):
+                out = fn(*inputs, **kwargs)
+        finally:
+            _depth.n -= 1
         return _outputs(out, out_axes, level)
 
     batched_fn.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
