@@ -37,6 +37,7 @@ from .._core.aval import ShapedArray
 from .._prims._batching import move_axis, stack, unstack
 from .._prims.array import broadcast_to_p, reshape_p
 from .._prims.math import bitwise_xor_p
+from . import tape as T
 
 __all__ = ["vmap"]
 
@@ -101,6 +102,12 @@ class _Level:
         self.size = size
         self.below = None
         self.depth = depth          # how many vmaps enclose this one (random salts)
+
+
+def is_batching():
+    """Whether a vmap is running in this thread (compiled functions called inside run
+    their Python function, batched op by op)."""
+    return _depth.n > 0
 
 
 def _batched(value, bdim, level):
@@ -268,7 +275,7 @@ def vmap(fn, in_axes=0, out_axes=0):
                            leaves, axes, "in_axes")
         _depth.n += 1
         try:
-            with P.handler_scope(_make_handler(level)):
+            with P.handler_scope(_make_handler(level)), T.separated():
                 out = fn(*inputs, **kwargs)
         finally:
             _depth.n -= 1

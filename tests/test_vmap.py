@@ -1,0 +1,366 @@
+"""ms.vmap / ops.vmap: in_axes and out_axes structures, Cells, nesting, composition with
+grad and jit, random ops, in-place writes, and the errors MindSpore 2.10 gives (probed:
+its messages are kept; it raises RuntimeError where Spore raises ValueError/TypeError)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn, ops, Tensor
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+Y = np.arange(3, dtype=np.float32)
+
+
+def t(a):
+    return Tensor(np.asarray(a))
+
+
+def test_exported_under_both_names():
+    assert ms.vmap is ops.vmap
+
+
+# --------------------------------------------------------------------------- in_axes
+def test_default_maps_every_argument_over_axis_0():
+    got = ops.vmap(lambda a, b: a * b)(t(X), t(X))
+    np.testing.assert_array_equal(got.asnumpy(), X * X)
+
+
+def test_none_shares_an_argument_across_the_batch():
+    got = ops.vmap(lambda a, b: a * b, in_axes=(0, None))(t(X), t(Y))
+    np.testing.assert_array_equal(got.asnumpy(), X * Y)        # MindSpore: [0 1 4 0 4 10]
+
+
+def test_in_axes_list_and_negative_axis():
+    got = ops.vmap(lambda a, b: a * b, in_axes=[0, None])(t(X), t(Y))
+    np.testing.assert_array_equal(got.asnumpy(), X * Y)
+    got = ops.vmap(lambda a: a.sum(), in_axes=-1)(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), [3.0, 5.0, 7.0])
+
+
+def test_in_axes_one_maps_over_the_second_axis():
+    got = ops.vmap(lambda a: a.sum(), in_axes=1)(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), [3.0, 5.0, 7.0])
+    got = ops.vmap(lambda a: a.sum(), in_axes=(1,))(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), [3.0, 5.0, 7.0])
+
+
+def test_the_function_sees_one_example():
+    seen = []
+
+    def f(a):
+        seen.append((a.shape, a.ndim, a.dtype, a.size))
+        return a
+    ops.vmap(f)(t(np.ones((4, 2, 3), np.float32)))
+    assert seen == [((2, 3), 2, ms.float32, 6)]
+
+
+def test_nested_in_axes_for_tuple_and_list_arguments():
+    f = lambda p: p[0] + p[1]                                   # noqa: E731
+    want = X + X
+    got = ops.vmap(f, in_axes=((0, 1),))((t(X), t(X.T)))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    got = ops.vmap(f, in_axes=([0, 1],))([t(X), t(X.T)])
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    got = ops.vmap(f, in_axes=(0,))((t(X), t(X)))              # an int covers the tuple
+    np.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_dict_arguments_and_dict_in_axes():
+    """A superset of MindSpore 2.10, which rejects dicts: keys matched, ints broadcast."""
+    f = lambda d: d["a"] * d["b"]                               # noqa: E731
+    got = ops.vmap(f, in_axes=({"a": 0, "b": None},))({"a": t(X), "b": t(Y)})
+    np.testing.assert_array_equal(got.asnumpy(), X * Y)
+    got = ops.vmap(f)({"a": t(X), "b": t(X)})
+    np.testing.assert_array_equal(got.asnumpy(), X * X)
+
+
+def test_python_numbers_and_keyword_arguments_are_shared():
+    got = ops.vmap(lambda a, n: a * n, in_axes=(0, None))(t(X), 3)
+    np.testing.assert_array_equal(got.asnumpy(), X * 3)
+    got = ops.vmap(lambda a, b=1: a * b)(t(X), b=2)
+    np.testing.assert_array_equal(got.asnumpy(), X * 2)
+
+
+# --------------------------------------------------------------------------- out_axes
+def test_out_axes_moves_the_batch_axis():
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype(np.float32)
+    got = ops.vmap(lambda a: a * 2, out_axes=1)(t(x))
+    assert got.shape == (3, 2, 4)
+    np.testing.assert_array_equal(got.asnumpy(), np.moveaxis(x * 2, 0, 1))
+    got = ops.vmap(lambda a: a * 2, out_axes=-1)(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), (X * 2).T)
+
+
+def test_tuple_and_nested_outputs():
+    def f(a):
+        return a, (a * 2, a.sum())
+    got = ops.vmap(f, out_axes=(0, (1, 0)))(t(X))
+    np.testing.assert_array_equal(got[0].asnumpy(), X)
+    np.testing.assert_array_equal(got[1][0].asnumpy(), (X * 2).T)
+    np.testing.assert_array_equal(got[1][1].asnumpy(), X.sum(1))
+
+
+def test_list_results_come_back_as_a_tuple():
+    got = ops.vmap(lambda a: [a, a * 2])(t(X))
+    assert isinstance(got, tuple) and len(got) == 2
+
+
+def test_dict_results_and_dict_out_axes():
+    got = ops.vmap(lambda a: {"s": a * 3, "m": a.sum()}, out_axes={"s": 1, "m": 0})(t(X))
+    assert got["s"].shape == (3, 2) and got["m"].shape == (2,)
+
+
+def test_unbatched_results_are_broadcast_or_kept_with_none():
+    got = ops.vmap(lambda a, b: b, in_axes=(0, None))(t(X), t(Y))
+    np.testing.assert_array_equal(got.asnumpy(), np.stack([Y, Y]))   # MindSpore: broadcast
+    a, b = ops.vmap(lambda a, b: (a + 1, b * 2), in_axes=(0, None),
+                    out_axes=(0, None))(t(X), t(Y))
+    assert a.shape == (2, 3) and b.shape == (3,)
+    np.testing.assert_array_equal(b.asnumpy(), Y * 2)
+
+
+def test_a_constant_result_is_broadcast_to_a_tensor():
+    got = ops.vmap(lambda a: 1)(t(X))
+    assert got.dtype == ms.int64 and got.asnumpy().tolist() == [1, 1]    # as MindSpore
+
+
+# --------------------------------------------------------------------------- Cells
+class Scale(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.full((3,), 2.0, np.float32)), name="w")
+
+    def construct(self, a):
+        return a * self.w
+
+
+def test_a_cell_maps_with_its_parameters_shared():
+    got = ops.vmap(Scale())(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), X * 2)
+
+
+def test_dense_over_a_batch_of_batches():
+    net = nn.Dense(3, 4)
+    x = np.random.default_rng(0).normal(size=(5, 2, 3)).astype(np.float32)
+    got = ops.vmap(net)(t(x))
+    want = np.stack([net(t(x[i])).asnumpy() for i in range(5)])
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_per_example_weight_gradients():
+    """vmap(grad(loss, weights)): one gradient of the shared weights per example."""
+    net = nn.Dense(3, 2)
+    rng = np.random.default_rng(0)
+    x, y = t(rng.normal(size=(4, 3)).astype(np.float32)), t(rng.normal(size=(4, 2)).astype(np.float32))
+    loss = lambda a, b: ((net(a) - b) ** 2).sum()              # noqa: E731
+    g = ops.grad(loss, grad_position=None, weights=net.trainable_params())
+    per = ops.vmap(g)(x, y)
+    assert [p.shape for p in per] == [(4, 2, 3), (4, 2)]
+    for i in range(4):
+        want = g(x[i], y[i])
+        for p, w in zip(per, want):
+            np.testing.assert_allclose(p.asnumpy()[i], w.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------------------------- nesting
+def test_vmap_of_vmap():
+    got = ops.vmap(ops.vmap(lambda a, b: a * b))(t(X), t(X))
+    np.testing.assert_array_equal(got.asnumpy(), X * X)
+    outer = ops.vmap(ops.vmap(lambda a, b: a * b, in_axes=(0, None)), in_axes=(None, 0))
+    got = outer(t(Y), t(X))
+    assert got.shape == (2, 3, 3)                               # as MindSpore
+    np.testing.assert_array_equal(got.asnumpy(), X[:, None, :] * Y[:, None])
+
+
+def test_nested_out_axes():
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype(np.float32)
+    got = ops.vmap(ops.vmap(lambda a: a * 2, out_axes=1))(t(x))
+    np.testing.assert_array_equal(got.asnumpy(), np.swapaxes(x * 2, 1, 2))
+
+
+def test_pairwise_distances_by_nesting():
+    a = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    b = np.random.default_rng(1).normal(size=(5, 3)).astype(np.float32)
+    dist = lambda u, v: ops.sqrt(((u - v) ** 2).sum())          # noqa: E731
+    got = ops.vmap(ops.vmap(dist, in_axes=(None, 0)), in_axes=(0, None))(t(a), t(b))
+    want = np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- grad and jit
+def f(a):
+    return (ops.sin(a) * a).sum()
+
+
+X64 = np.linspace(0.0, 1.0, 6).reshape(2, 3)
+DF = np.cos(X64) * X64 + np.sin(X64)                 # d/da sum(sin(a) a)
+D2F = 2 * np.cos(X64) - X64 * np.sin(X64)            # its diagonal second derivative
+
+
+def test_vmap_of_grad_and_grad_of_vmap():
+    np.testing.assert_allclose(ops.vmap(ops.grad(f))(t(X64)).asnumpy(), DF, rtol=1e-12)
+    got = ops.grad(lambda a: ops.vmap(f)(a).sum())(t(X64))
+    np.testing.assert_allclose(got.asnumpy(), DF, rtol=1e-12)
+
+
+def test_grad_of_vmap_with_respect_to_a_shared_argument():
+    """The shared argument's gradient sums over the examples."""
+    g = ops.grad(lambda a, b: ops.vmap(lambda u, v: (u * v).sum(), in_axes=(0, None))(a, b)
+                 .sum(), grad_position=(0, 1))(t(X64), t(X64[0]))
+    np.testing.assert_allclose(g[0].asnumpy(), np.broadcast_to(X64[0], X64.shape))
+    np.testing.assert_allclose(g[1].asnumpy(), X64.sum(0))
+
+
+def test_grad_of_vmap_of_grad():
+    """A tape started inside vmap records above the batching handler, the outer one below."""
+    got = ops.grad(lambda a: ops.vmap(ops.grad(f))(a).sum())(t(X64))
+    np.testing.assert_allclose(got.asnumpy(), D2F, rtol=1e-12)
+
+
+def test_value_and_grad_under_vmap():
+    loss, g = ops.vmap(ops.value_and_grad(f))(t(X64))
+    np.testing.assert_allclose(loss.asnumpy(), (np.sin(X64) * X64).sum(1), rtol=1e-12)
+    np.testing.assert_allclose(g.asnumpy(), DF, rtol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ms.jit(ops.vmap(f)),
+    lambda: ms.jit(lambda a: ops.vmap(f)(a)),
+], ids=["jit(vmap)", "vmap-inside-jit"])
+def test_compiled_without_falling_back(make):
+    compiled = make()
+    np.testing.assert_allclose(compiled(t(X64)).asnumpy(), (np.sin(X64) * X64).sum(1))
+    assert ms.jit_report(compiled).fallbacks == []
+
+
+def test_grad_compositions_compiled():
+    for fn in (lambda a: ops.grad(lambda b: ops.vmap(f)(b).sum())(a),
+               lambda a: ops.vmap(ops.grad(f))(a)):
+        compiled = ms.jit(fn)
+        np.testing.assert_allclose(compiled(t(X64)).asnumpy(), DF, rtol=1e-12)
+        assert ms.jit_report(compiled).fallbacks == []
+
+
+def test_a_compiled_function_under_vmap_runs_batched():
+    got = ops.vmap(ms.jit(f))(t(X64))
+    np.testing.assert_allclose(got.asnumpy(), (np.sin(X64) * X64).sum(1), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- random ops
+def _dropout(a):
+    return ops.dropout(a, p=0.5)
+
+
+@pytest.mark.parametrize("wrap", [lambda g: g, ms.jit], ids=["pynative", "jit"])
+def test_each_example_draws_its_own_numbers(wrap):
+    ones = t(np.ones((4, 64), np.float32))
+    masks = wrap(ops.vmap(_dropout))(ones).asnumpy()
+    assert len({m.tobytes() for m in masks}) == 4
+    noise = wrap(ops.vmap(lambda a: a + ops.standard_normal((64,))))(t(np.zeros((4, 64), np.float32)))
+    assert len({r.tobytes() for r in noise.asnumpy()}) == 4
+
+
+def test_nested_random_draws_are_all_distinct():
+    masks = ops.vmap(ops.vmap(_dropout))(t(np.ones((3, 3, 64), np.float32))).asnumpy()
+    assert len({m.tobytes() for m in masks.reshape(9, 64)}) == 9
+
+
+def test_one_example_draws_what_the_plain_call_draws():
+    ms.set_seed(5)
+    got = ops.vmap(_dropout)(t(np.ones((1, 16), np.float32)))
+    ms.set_seed(5)
+    want = _dropout(t(np.ones((16,), np.float32)))
+    np.testing.assert_array_equal(got.asnumpy()[0], want.asnumpy())
+
+
+# --------------------------------------------------------------------------- in-place writes
+def test_writes_into_a_batched_tensor():
+    def f(a, b):
+        c = a * 1
+        c[0] = 7.0
+        c.copy_(c + b)
+        return c
+    got = ops.vmap(f)(t(X), t(X))
+    want = X * 1
+    want[:, 0] = 7.0
+    np.testing.assert_array_equal(got.asnumpy(), want + X)
+
+
+def test_writing_per_example_values_into_a_shared_tensor_is_refused():
+    shared = ms.Parameter(t(Y), name="shared")
+
+    def f(a):
+        ops.assign(shared, a)
+        return a
+    with pytest.raises(RuntimeError, match="'Assign' cannot run over a batch"):
+        ops.vmap(f)(t(X))
+
+
+# --------------------------------------------------------------------------- errors
+def test_mismatched_axis_sizes():
+    with pytest.raises(ValueError, match=r"'axis_size' of each argument in the scope of "
+                                         r"'vmap' should be equal, but got 2 and 3"):
+        ops.vmap(lambda a, b: a + b)(t(X), t(Y))
+
+
+def test_in_axes_errors():
+    add = lambda a, b: a + b                                    # noqa: E731
+    with pytest.raises(ValueError, match="must be equal to the number of arguments of "
+                                         "'fn': 2, but got size: 3"):
+        ops.vmap(add, in_axes=(0, 0, 0))(t(X), t(X))
+    for bad in ("a", 1.0, True):
+        with pytest.raises(TypeError, match="can only be of type Int or None"):
+            ops.vmap(add, in_axes=bad)
+    with pytest.raises(ValueError, match=r"The axis: 5 in 'in_axes' is out of bounds for "
+                                         r"array of dimension \[-2,2\)"):
+        ops.vmap(lambda a: a, in_axes=5)(t(X))
+    with pytest.raises(ValueError, match="cannot be a single None"):
+        ops.vmap(add, in_axes=None)
+    with pytest.raises(ValueError, match="must be a Tensor, but got int"):
+        ops.vmap(lambda a, n: a * n)(t(X), 3)
+    with pytest.raises(ValueError, match="failed to get 'axis_size'"):
+        ops.vmap(lambda a: a, in_axes=(None,))(t(X))
+    with pytest.raises(ValueError, match="2 entries for a tuple of 3"):
+        ops.vmap(lambda p: p[0], in_axes=((0, 1),))((t(X), t(X), t(X)))
+    with pytest.raises(ValueError, match=r"dimension \[0,0\)"):
+        ops.vmap(lambda a: a)(t(np.float32(1.0)))
+
+
+def test_out_axes_errors():
+    with pytest.raises(ValueError, match="'out_axes' of 'vmap' cannot be a single None"):
+        ops.vmap(lambda a: a, out_axes=None)
+    with pytest.raises(ValueError, match="cannot be all None"):
+        ops.vmap(lambda a: (a, a), out_axes=(None, None))
+    with pytest.raises(ValueError, match="number of results of 'fn': 2, but got size: 3"):
+        ops.vmap(lambda a: (a, a), out_axes=(0, 0, 0))(t(X))
+    with pytest.raises(ValueError, match=r"The axis: 3 in 'out_axes' is out of bounds for "
+                                         r"array of dimension \[-2,2\)"):
+        ops.vmap(lambda a: a, out_axes=3)(t(X))
+    with pytest.raises(ValueError, match="must not depend on the mapped inputs"):
+        ops.vmap(lambda a: (a, a), out_axes=(0, None))(t(X))
+    with pytest.raises(TypeError, match="consisting of tensors or constants"):
+        ops.vmap(lambda a: None)(t(X))
+
+
+def test_fn_must_be_callable():
+    with pytest.raises(TypeError, match="'fn' must be a function or a Cell"):
+        ops.vmap(3)
+
+
+def test_reading_batched_values_on_the_host_is_refused():
+    """As MindSpore (a Python if on a batched value: 'the source axis of args in Switch
+    must be None'): the examples' values differ."""
+    def branch(a):
+        return a if a.sum() > 3 else -a
+    with pytest.raises(ValueError, match="bool\\(\\) of a tensor .* mapped over a batch"):
+        ops.vmap(branch)(t(X))
+    with pytest.raises(ValueError, match="asnumpy"):
+        ops.vmap(lambda a: a.asnumpy())(t(X))
+
+
+def test_results_whose_shape_depends_on_values():
+    mask = t(np.array([[True, False, True], [False, False, True]]))
+    with pytest.raises(ValueError, match="different shapes for different examples"):
+        ops.vmap(ops.masked_select)(t(X), mask)
