@@ -364,3 +364,28 @@ def test_results_whose_shape_depends_on_values():
     mask = t(np.array([[True, False, True], [False, False, True]]))
     with pytest.raises(ValueError, match="different shapes for different examples"):
         ops.vmap(ops.masked_select)(t(X), mask)
+
+
+# --------------------------------------------------------------------------- rules and loops
+def test_an_elementwise_primitive_defined_later_gets_the_broadcasting_rule():
+    from spore._core.aval import ShapedArray
+    from spore._core.primitive import Primitive
+    from spore._prims._batching import rule_for
+    cube = Primitive("TestVmapCube", lambda xp: lambda a: a * a * a, kind="elementwise",
+                     infer=lambda attrs, a: ShapedArray(a.shape, a.dtype))
+    got = ops.vmap(cube, in_axes=1)(t(X))
+    np.testing.assert_array_equal(got.asnumpy(), (X ** 3).T)
+    assert rule_for(cube) is not None
+
+
+def test_the_loop_fallback_compiles_and_differentiates():
+    logits = np.random.default_rng(0).normal(size=(4, 3, 5))
+    labels = t(np.array([1, 0, 4], np.int32))
+    per = lambda x: ops.nll_loss(x, labels)                     # noqa: E731
+    want = np.stack([per(t(logits[i])).asnumpy() for i in range(4)])
+    compiled = ms.jit(ops.vmap(per))
+    np.testing.assert_allclose(compiled(t(logits)).asnumpy(), want, rtol=1e-12)
+    assert ms.jit_report(compiled).fallbacks == []
+    g = ops.grad(lambda x: ops.vmap(per)(x).sum())(t(logits))
+    for i in range(4):
+        np.testing.assert_allclose(g.asnumpy()[i], ops.grad(per)(t(logits[i])).asnumpy())

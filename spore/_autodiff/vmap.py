@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core import primitive as P
 from .._core.aval import ShapedArray
-from .._prims._batching import move_axis, stack, unstack
+from .._prims._batching import move_axis, rule_for, stack, unstack
 from .._prims.array import broadcast_to_p, reshape_p
 from .._prims.math import bitwise_xor_p
 from . import tape as T
@@ -152,7 +152,7 @@ def apply(prim, level, attrs, values, dims):
     size = level.size
     if prim.effect == "random":
         return loop(prim, size, attrs, values, dims, salt=level.depth)
-    rule = prim.batch
+    rule = rule_for(prim)
     if rule is not None:
         result = rule(size, attrs, values, dims)
         if result is not None:

@@ -86,11 +86,22 @@ def elementwise(size, attrs, values, dims, prim):
     return prim(*args, **attrs), 0
 
 
+def _elementwise_rule(prim):
+    return lambda size, attrs, values, dims: elementwise(size, attrs, values, dims, prim)
+
+
 def _register_elementwise():
     for prim in list(P.REGISTRY.values()):
         if prim.kind == "elementwise" and prim.batch is None and prim.effect is None:
-            prim.def_batch(lambda size, attrs, values, dims, prim=prim:
-                           elementwise(size, attrs, values, dims, prim))
+            prim.def_batch(_elementwise_rule(prim))
+
+
+def rule_for(prim):
+    """``prim``'s batching rule; elementwise primitives defined after this module (a
+    user's) get the broadcasting rule too. None: the loop fallback."""
+    if prim.batch is None and prim.kind == "elementwise" and prim.effect is None:
+        prim.def_batch(_elementwise_rule(prim))
+    return prim.batch
 
 
 # --------------------------------------------------------------------------- reductions
@@ -141,6 +152,20 @@ _arg_reduction("Argmin")
 
 
 # --------------------------------------------------------------------------- shapes
+def _passthrough(name):
+    """The output is the first input, in its layout (``Depend``'s other inputs only order
+    the work): the batch axis stays where it is."""
+    prim = _get(name)
+
+    @prim.def_batch
+    def rule(size, attrs, values, dims):
+        return prim(*values, **attrs), dims[0]
+
+
+_passthrough("Depend")
+_passthrough("Contiguous")
+
+
 @_rule("Reshape")
 def _reshape_rule(size, attrs, values, dims):
     (x,), (d,) = values, dims
@@ -179,7 +204,8 @@ def _getitem_rule(size, attrs, values, dims):
 
 @_rule("Concat")
 def _concat_rule(size, attrs, values, dims):
-    rank = len(values[dims.index(next(d for d in dims if d is not None))].shape) - 1
+    """Shared pieces are broadcast over the batch; the axis shifts past the batch axis."""
+    rank = next(len(v.shape) - 1 for v, d in zip(values, dims) if d is not None)
     args = []
     for v, d in zip(values, dims):
         if d is None:
@@ -200,20 +226,6 @@ def _split_rule(size, attrs, values, dims):
 
 
 # --------------------------------------------------------------------------- linear algebra
-def _passthrough(name):
-    """The output is the first input, in its layout (``Depend``'s other inputs only order
-    the work): the batch axis stays where it is."""
-    prim = _get(name)
-
-    @prim.def_batch
-    def rule(size, attrs, values, dims):
-        return prim(*values, **attrs), dims[0]
-
-
-_passthrough("Depend")
-_passthrough("Contiguous")
-
-
 @_rule("MatMul")
 def _matmul_rule(size, attrs, values, dims):
     ranks = [_example_rank(v, d) for v, d in zip(values, dims)]
@@ -259,7 +271,7 @@ def _setitem_rule(size, attrs, values, dims):
     return _get("SetitemInplace")(x, v, *idx, **new), 0
 
 
-# --------------------------------------------------------------------------- nn
+# --------------------------------------------------------------------------- axes, matrices
 def _along_axis(name, key="axis"):
     """Ops along one example axis (attribute ``key``): every input batched, batch axes
     first, the axis shifted past the batch axis."""
@@ -282,11 +294,11 @@ for _name in ("Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad", "CumSum"
 
 
 def _matrix(name):
+    """Matrix functions act on the last two axes: the batch is one more leading axis."""
     prim = _get(name)
 
     @prim.def_batch
     def rule(size, attrs, values, dims):
-        """Matrix functions act on the last two axes: the batch is one more leading axis."""
         (x,), (d,) = values, dims
         out = prim(move_to_front(x, d), **attrs)
         return out, ((0,) * len(out) if type(out) is tuple else 0)
@@ -335,6 +347,7 @@ def _einsum_rule(size, attrs, values, dims):
     return _get("Einsum")(*args, equation=",".join(terms) + "->" + letter + rhs), 0
 
 
+# --------------------------------------------------------------------------- nn
 def _fold(name):
     """Ops that treat the leading axis as independent samples (convolution, pooling):
     the batch is folded into that axis, run once and unfolded."""
