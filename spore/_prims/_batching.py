@@ -228,12 +228,36 @@ def _split_rule(size, attrs, values, dims):
 # --------------------------------------------------------------------------- linear algebra
 @_rule("MatMul")
 def _matmul_rule(size, attrs, values, dims):
-    ranks = [_example_rank(v, d) for v, d in zip(values, dims)]
-    if min(ranks) < 2:
-        return None          # vector operands: the loop keeps NumPy's 1-D semantics
-    width = max(ranks)
-    args = [_pad_to(v, d, width) if d is not None else v for v, d in zip(values, dims)]
-    return _get("MatMul")(*args, **attrs), 0
+    """Batch axes first, padded to a common rank so the examples line up as matrix
+    batches; a vector operand becomes a one-row (left) or one-column (right) matrix and
+    that axis is dropped from the product, as NumPy's 1-D matmul does."""
+    (x, y), (dx, dy) = values, dims
+    rx, ry = _example_rank(x, dx), _example_rank(y, dy)
+    if min(rx, ry) == 0 or (min(rx, ry) == 1 and (attrs.get("transpose_a")
+                                                  or attrs.get("transpose_b"))):
+        return None          # invalid for MatMul: the loop raises its error per example
+    if rx == 1:
+        x, dx = _with_unit_axis(x, dx, -2), (0 if dx is not None else None)
+    if ry == 1:
+        y, dy = _with_unit_axis(y, dy, len(y.shape)), (0 if dy is not None else None)
+    width = max(rx, ry, 2)
+    args = [_pad_to(v, d, width) if d is not None else v for v, d in ((x, dx), (y, dy))]
+    out = _get("MatMul")(*args, **attrs)
+    if rx == 1 or ry == 1:
+        shape = tuple(out.shape)
+        keep = shape[:-2] + ((shape[-2],) if rx != 1 else ()) + ((shape[-1],) if ry != 1 else ())
+        out = reshape_p(out, shape=keep)
+    return out, 0
+
+
+def _with_unit_axis(v, d, at):
+    """A vector operand (batch axis first when it has one) with a unit axis inserted at
+    ``at`` (-2: before the last, a row; the rank: after it, a column)."""
+    if d is not None:
+        v = move_to_front(v, d)
+    shape = list(v.shape)
+    shape.insert(at if at >= 0 else len(shape) + 1 + at, 1)
+    return reshape_p(v, shape=tuple(shape))
 
 
 @_rule("Dense")
