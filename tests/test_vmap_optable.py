@@ -136,7 +136,7 @@ WITH_RULE = {
     "LogMatrixDeterminant", "SingularValues", "Svd",
     # nn
     "Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad", "Conv2D", "MaxPool2D",
-    "AvgPool2D",
+    "AvgPool2D", "LayerNorm",
     # in-place writes into a batched tensor
     "Assign", "SetitemInplace",
 }

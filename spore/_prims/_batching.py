@@ -396,4 +396,17 @@ def _fold(name):
 for _name in ("Conv2D", "MaxPool2D", "AvgPool2D"):
     _fold(_name)
 
+
+@_rule("LayerNorm")
+def _layer_norm_rule(size, attrs, values, dims):
+    """Normalises the trailing axes from ``axis`` on: a leading batch axis is one more
+    row axis (the affine parameters stay shared; their gradient rule is not batched)."""
+    if not _only_first_batched(dims):
+        return None
+    x = move_to_front(values[0], dims[0])
+    new = dict(attrs)
+    new["axis"] = attrs["axis"] % (len(x.shape) - 1) + 1
+    out = _get("LayerNorm")(x, *values[1:], **new)
+    return out, (0,) * len(out)
+
 _register_elementwise()
