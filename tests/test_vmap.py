@@ -243,6 +243,25 @@ def test_grad_compositions_compiled():
         assert ms.jit_report(compiled).fallbacks == []
 
 
+def test_grad_across_a_compiled_vmap():
+    compiled = ms.jit(lambda a: ops.vmap(f)(a).sum())
+    np.testing.assert_allclose(ops.grad(compiled)(t(X64)).asnumpy(), DF, rtol=1e-12)
+    assert ms.jit_report(compiled).fallbacks == []
+
+
+def test_vmap_in_a_cell_in_graph_mode():
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.vmap(lambda r: (r * r).sum())(x)
+    mode = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = Net()(t(X64))
+    finally:
+        ms.set_context(mode=mode)
+    np.testing.assert_allclose(got.asnumpy(), (X64 * X64).sum(1))
+
+
 def test_a_compiled_function_under_vmap_runs_batched():
     got = ops.vmap(ms.jit(f))(t(X64))
     np.testing.assert_allclose(got.asnumpy(), (np.sin(X64) * X64).sum(1), rtol=1e-12)

@@ -94,14 +94,14 @@ _depth = _Depth()
 
 
 class _Level:
-    """One active vmap: its batch size and the handler below it."""
+    """One active vmap: its batch size and how many vmaps enclose it (random salts).
+    Batched tensors name their level, so nested vmaps tell their batches apart."""
 
-    __slots__ = ("size", "below", "depth")
+    __slots__ = ("size", "depth")
 
     def __init__(self, size, depth):
         self.size = size
-        self.below = None
-        self.depth = depth          # how many vmaps enclose this one (random salts)
+        self.depth = depth
 
 
 def is_batching():
@@ -124,8 +124,6 @@ def _level_of(a, level):
 # --------------------------------------------------------------------------- the handler
 def _make_handler(level):
     def make(below):
-        level.below = below
-
         def vmap_handler(prim, args, attrs):
             for a in args:
                 if _level_of(a, level):
