@@ -408,3 +408,56 @@ def test_the_loop_fallback_compiles_and_differentiates():
     g = ops.grad(lambda x: ops.vmap(per)(x).sum())(t(logits))
     for i in range(4):
         np.testing.assert_allclose(g.asnumpy()[i], ops.grad(per)(t(logits[i])).asnumpy())
+
+
+# --------------------------------------------------------------------------- model ensembling
+class Lin(nn.Cell):
+    def __init__(self, k):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.full((3,), float(k), np.float32)), name="w")
+
+    def construct(self, a):
+        return a * self.w
+
+
+def test_a_celllist_runs_its_models_as_one_batch():
+    """MindSpore's model ensembling: model i on example i, or every model on the same
+    input with in_axes=None (probed: [[0 1 2] [0 2 4] [0 3 6]])."""
+    models = nn.CellList([Lin(1), Lin(2), Lin(3)])
+    got = ops.vmap(models, in_axes=None)(t(Y))
+    np.testing.assert_array_equal(got.asnumpy(), [[0, 1, 2], [0, 2, 4], [0, 3, 6]])
+    got = ops.vmap(models, in_axes=0)(t(np.arange(9, dtype=np.float32).reshape(3, 3)))
+    np.testing.assert_array_equal(got.asnumpy(), [[0, 1, 2], [6, 8, 10], [18, 21, 24]])
+    got = ops.vmap(models, in_axes=None, out_axes=1)(t(Y))
+    np.testing.assert_array_equal(got.asnumpy(), [[0, 0, 0], [1, 2, 3], [2, 4, 6]])
+    assert all(isinstance(m.w, ms.Parameter) for m in models)     # put back afterwards
+
+
+def test_ensemble_of_dense_networks_and_their_gradients():
+    models = nn.CellList([nn.SequentialCell(nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2))
+                          for _ in range(3)])
+    x = t(np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32))
+    got = ops.vmap(models, in_axes=None)(x)
+    want = np.stack([m(x).asnumpy() for m in models])
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
+    params = models.trainable_params()
+    loss = lambda a: ops.vmap(models, in_axes=None)(a).sum()     # noqa: E731
+    grads = ops.grad(loss, grad_position=None, weights=params)(x)
+    for k, m in enumerate(models):
+        own = ops.grad(lambda a: m(a).sum(), grad_position=None, weights=m.trainable_params())(x)
+        for g, w in zip(grads[4 * k:4 * k + 4], own):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-6)
+    compiled = ms.jit(lambda a: ops.vmap(models, in_axes=None)(a))
+    np.testing.assert_allclose(compiled(x).asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_ensemble_errors():
+    with pytest.raises(ValueError, match="consistent with the cell size of the input "
+                                         "'CellList'.*axis_size: 3 and the cell size: 2"):
+        ops.vmap(nn.CellList([Lin(1), Lin(2)]))(t(np.ones((3, 3), np.float32)))
+    with pytest.raises(ValueError, match="Parameter size of each cell should be consistent, "
+                                         "but get 1 and 2"):
+        ops.vmap(nn.CellList([Lin(1), nn.Dense(3, 3)]), in_axes=None)
+    with pytest.raises(ValueError, match="the size of 'CellList' must be greater than 1, "
+                                         "but got 1"):
+        ops.vmap(nn.CellList([Lin(1)]), in_axes=None)

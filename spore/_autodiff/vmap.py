@@ -39,7 +39,7 @@ from .._prims.array import broadcast_to_p, reshape_p
 from .._prims.math import bitwise_xor_p
 from . import tape as T
 
-__all__ = ["vmap"]
+__all__ = ["vmap", "vmap_models"]
 
 
 class Batched(ShapedArray):
@@ -241,11 +241,29 @@ def vmap(fn, in_axes=0, out_axes=0):
     if not callable(fn):
         raise TypeError(f"For 'vmap', 'fn' must be a function or a Cell, but got "
                         f"{type(fn).__name__}.")
-    _check_axes_spec(in_axes, "in_axes")
-    _check_axes_spec(out_axes, "out_axes")
+    _check_specs(in_axes, out_axes)
     if in_axes is None:
         raise ValueError("The 'in_axes' of 'vmap' cannot be a single None while 'fn' is not "
                          "a 'CellList'.")
+    return _mapped(fn, in_axes, out_axes)
+
+
+def vmap_models(fn, size, bind, in_axes=0, out_axes=0):
+    """``vmap`` over ``size`` models of one structure (MindSpore's model ensembling over a
+    ``CellList``): ``fn`` runs once with ``bind(batch)`` entered, where ``batch(value)``
+    makes a tensor batched along axis 0 of ``value`` (the models' stacked parameters);
+    the inputs may all be shared (``in_axes=None``)."""
+    _check_specs(in_axes, out_axes)
+    if size < 2:
+        raise ValueError(f"In the model ensembling parallel training scenario ('VmapOperation' "
+                         f"arg0 is a 'CellList'), the size of 'CellList' must be greater than "
+                         f"1, but got {size}.")
+    return _mapped(fn, in_axes, out_axes, (size, bind))
+
+
+def _check_specs(in_axes, out_axes):
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
     if out_axes is None:
         raise ValueError("The 'out_axes' of 'vmap' cannot be a single None while 'fn' is "
                          "not a 'CellList'.")
@@ -253,28 +271,24 @@ def vmap(fn, in_axes=0, out_axes=0):
         raise ValueError(f"The 'out_axes' of 'vmap' cannot be all None while 'fn' is not a "
                          f"'CellList', but got {out_axes}.")
 
+
+def _mapped(fn, in_axes, out_axes, models=None):
     def batched_fn(*args, **kwargs):
         axes = _expand_in_axes(in_axes, args)
         sizes = []
         leaves = _map_tree(lambda x, ax: _check_leaf(x, ax, sizes), args, axes, "in_axes")
-        if not sizes:
-            raise ValueError("For 'vmap', failed to get 'axis_size': no argument is mapped "
-                             "over an axis (every in_axes entry is None or no argument is a "
-                             "Tensor).")
-        size = sizes[0]
-        for s in sizes[1:]:
-            if s != size:
-                raise ValueError(f"The 'axis_size' of each argument in the scope of 'vmap' "
-                                 f"should be equal, but got {size} and {s}.")
-        if size == 0:
-            raise ValueError("For 'vmap', the mapped axis has size 0.")
+        size = _batch_size(sizes, models)
         level = _Level(size, _depth.n)
         inputs = _map_tree(lambda x, ax: x if ax is None else _batched(x, ax % len(x.shape), level),
                            leaves, axes, "in_axes")
         _depth.n += 1
         try:
             with P.handler_scope(_make_handler(level)), T.separated():
-                out = fn(*inputs, **kwargs)
+                if models is None:
+                    out = fn(*inputs, **kwargs)
+                else:
+                    with models[1](lambda value: _batched(value, 0, level)):
+                        out = fn(*inputs, **kwargs)
         finally:
             _depth.n -= 1
         return _outputs(out, out_axes, level)
@@ -282,6 +296,31 @@ def vmap(fn, in_axes=0, out_axes=0):
     batched_fn.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
     batched_fn.__wrapped__ = fn
     return batched_fn
+
+
+def _batch_size(sizes, models):
+    """The one batch size of the mapped arguments (and of the models, if any)."""
+    if models is not None:
+        for s in sizes:
+            if s != models[0]:
+                raise ValueError(
+                    "If you want to execute the model ensembling parallel training, please "
+                    "make sure the 'axis_size' in the scope of vmap consistent with the cell "
+                    "size of the input 'CellList', otherwise, please do not enter 'CellList' "
+                    f"as the first argument, but we get axis_size: {s} and the cell size: "
+                    f"{models[0]}.")
+        return models[0]
+    if not sizes:
+        raise ValueError("For 'vmap', failed to get 'axis_size': no argument is mapped "
+                         "over an axis (every in_axes entry is None or no argument is a "
+                         "Tensor).")
+    for s in sizes[1:]:
+        if s != sizes[0]:
+            raise ValueError(f"The 'axis_size' of each argument in the scope of 'vmap' "
+                             f"should be equal, but got {sizes[0]} and {s}.")
+    if sizes[0] == 0:
+        raise ValueError("For 'vmap', the mapped axis has size 0.")
+    return sizes[0]
 
 
 def _all_none(spec):
