@@ -461,3 +461,28 @@ def test_ensemble_errors():
     with pytest.raises(ValueError, match="the size of 'CellList' must be greater than 1, "
                                          "but got 1"):
         ops.vmap(nn.CellList([Lin(1)]), in_axes=None)
+
+
+def test_per_example_gradients_of_a_cnn_loop_only_for_the_filter_gradient(monkeypatch):
+    """Convolution, pooling and their input gradients fold the batch into the samples
+    axis; the filter gradient (one per example) is the only primitive that loops."""
+    from spore._autodiff import vmap as V
+    looped = []
+    original = V.loop
+    monkeypatch.setattr(V, "loop", lambda prim, *a, **k: looped.append(prim.name)
+                        or original(prim, *a, **k))
+    rng = np.random.default_rng(0)
+    net = nn.SequentialCell(nn.Conv2d(1, 4, 3, pad_mode="same"), nn.ReLU(),
+                            nn.MaxPool2d(2, 2), nn.AvgPool2d(2, 2), nn.Flatten(),
+                            nn.Dense(4 * 2 * 2, 3))
+    x = t(rng.normal(size=(5, 1, 1, 8, 8)).astype(np.float32))
+    y = t(rng.normal(size=(5, 1, 3)).astype(np.float32))
+    g = ops.grad(lambda a, b: ((net(a) - b) ** 2).sum(), grad_position=0,
+                 weights=net.trainable_params())
+    gx, gw = ops.vmap(g)(x, y)
+    assert looped == ["Conv2DBackpropFilter"]
+    for i in range(5):
+        want_x, want_w = g(x[i], y[i])
+        np.testing.assert_allclose(gx.asnumpy()[i], want_x.asnumpy(), rtol=1e-5, atol=1e-6)
+        for got, want in zip(gw, want_w):
+            np.testing.assert_allclose(got.asnumpy()[i], want.asnumpy(), rtol=1e-5, atol=1e-6)

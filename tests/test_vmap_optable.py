@@ -136,7 +136,8 @@ WITH_RULE = {
     "LogMatrixDeterminant", "SingularValues", "Svd",
     # nn
     "Softmax", "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad", "Conv2D", "MaxPool2D",
-    "AvgPool2D", "LayerNorm",
+    "AvgPool2D", "Conv2DBackpropInput", "AvgPool2DGrad", "MaxPoolScatter", "MaxPoolSelect",
+    "LayerNorm",
     # in-place writes into a batched tensor
     "Assign", "SetitemInplace",
 }

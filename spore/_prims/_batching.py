@@ -372,29 +372,40 @@ def _einsum_rule(size, attrs, values, dims):
 
 
 # --------------------------------------------------------------------------- nn
-def _fold(name):
-    """Ops that treat the leading axis as independent samples (convolution, pooling):
-    the batch is folded into that axis, run once and unfolded."""
+def _fold(name, batched=(0,)):
+    """Ops that treat the leading axis as independent samples (convolution, pooling and
+    their input gradients): the batch is folded into that axis of the inputs at
+    ``batched`` (the others must be shared), run once and unfolded. An ``input_shape``
+    attribute (a gradient's result shape) is folded alike."""
     prim = _get(name)
 
     @prim.def_batch
     def rule(size, attrs, values, dims):
-        if not _only_first_batched(dims):
+        if any((d is None) == (i in batched) for i, d in enumerate(dims)):
             return None
-        x = move_to_front(values[0], dims[0])
-        shape = tuple(x.shape)
-        if len(shape) < 3:
-            return None
-        out = prim(reshape_p(x, shape=(size * shape[1],) + shape[2:]), *values[1:], **attrs)
+        args = list(values)
+        for i in batched:
+            x = move_to_front(values[i], dims[i])
+            shape = tuple(x.shape)
+            if len(shape) < 3:
+                return None
+            n = shape[1]                  # the samples of one example
+            args[i] = reshape_p(x, shape=(size * n,) + shape[2:])
+        new = dict(attrs)
+        if "input_shape" in attrs:
+            new["input_shape"] = (size * n,) + tuple(attrs["input_shape"])[1:]
+        out = prim(*args, **new)
         outs = out if type(out) is tuple else (out,)
-        unfolded = tuple(reshape_p(o, shape=(size, shape[1]) + tuple(o.shape)[1:]) for o in outs)
+        unfolded = tuple(reshape_p(o, shape=(size, n) + tuple(o.shape)[1:]) for o in outs)
         if type(out) is tuple:
             return unfolded, (0,) * len(unfolded)
         return unfolded[0], 0
 
 
-for _name in ("Conv2D", "MaxPool2D", "AvgPool2D"):
+for _name in ("Conv2D", "MaxPool2D", "AvgPool2D", "Conv2DBackpropInput", "AvgPool2DGrad"):
     _fold(_name)
+_fold("MaxPoolScatter", batched=(0, 1))
+_fold("MaxPoolSelect", batched=(0, 1))
 
 
 @_rule("LayerNorm")
