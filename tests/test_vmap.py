@@ -307,6 +307,22 @@ def test_writes_into_a_batched_tensor():
     np.testing.assert_array_equal(got.asnumpy(), want + X)
 
 
+def test_writes_into_a_tensor_mapped_over_another_axis():
+    def write(a):
+        a[0] = 5.0
+        return a
+
+    def write_copy(a):
+        b = a * 1
+        b[0] = 5.0
+        return b
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(RuntimeError, match="mapped over axis 1 of its argument"):
+        ops.vmap(write, in_axes=1)(t(x))
+    got = ops.vmap(write_copy, in_axes=1)(t(x))
+    np.testing.assert_array_equal(got.asnumpy(), [[5.0, 1.0]] * 3)
+
+
 def test_writing_per_example_values_into_a_shared_tensor_is_refused():
     shared = ms.Parameter(t(Y), name="shared")
 

@@ -156,12 +156,21 @@ def apply(prim, level, attrs, values, dims):
         if result is not None:
             return result
     if prim.effect in ("state", "comm"):
-        raise RuntimeError(
-            f"For 'vmap', the primitive '{prim.name}' cannot run over a batch: it writes "
+        raise RuntimeError(_side_effect_error(prim, dims))
+    return loop(prim, size, attrs, values, dims)
+
+
+def _side_effect_error(prim, dims):
+    written = [dims[i] for i in prim.writes if i < len(dims)]
+    if written and all(d is not None for d in written):
+        return (f"For 'vmap', the primitive '{prim.name}' writes into a tensor mapped over "
+                f"axis {written[0]} of its argument; in-place writes run batched only into "
+                "tensors mapped over axis 0 (copy the tensor first, e.g. t = t * 1, or use "
+                "in_axes=0).")
+    return (f"For 'vmap', the primitive '{prim.name}' cannot run over a batch: it writes "
             "state or communicates (a write into a tensor shared by every example, for "
             "example). MindSpore's vmap rejects side effects too; return the new value "
             "from the function instead.")
-    return loop(prim, size, attrs, values, dims)
 
 
 def loop(prim, size, attrs, values, dims, salt=None):
