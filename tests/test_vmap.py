@@ -406,11 +406,15 @@ def test_an_elementwise_primitive_defined_later_gets_the_broadcasting_rule():
     from spore._core.aval import ShapedArray
     from spore._core.primitive import Primitive
     from spore._prims._batching import rule_for
+    from spore._core import primitive as P
     cube = Primitive("TestVmapCube", lambda xp: lambda a: a * a * a, kind="elementwise",
                      infer=lambda attrs, a: ShapedArray(a.shape, a.dtype))
-    got = ops.vmap(cube, in_axes=1)(t(X))
-    np.testing.assert_array_equal(got.asnumpy(), (X ** 3).T)
-    assert rule_for(cube) is not None
+    try:
+        got = ops.vmap(cube, in_axes=1)(t(X))
+        np.testing.assert_array_equal(got.asnumpy(), (X ** 3).T)
+        assert rule_for(cube) is not None
+    finally:
+        del P.REGISTRY["TestVmapCube"]     # the registry is global: leave it as found
 
 
 def test_the_loop_fallback_compiles_and_differentiates():
