@@ -393,6 +393,9 @@ def test_reading_batched_values_on_the_host_is_refused():
         ops.vmap(branch)(t(X))
     with pytest.raises(ValueError, match="asnumpy"):
         ops.vmap(lambda a: a.asnumpy())(t(X))
+    seen = []
+    ops.vmap(lambda a: seen.append(getattr(a._data, "flags", None)) or a)(t(X))
+    assert seen == [None]          # optional attributes read with a default stay optional
 
 
 def test_results_whose_shape_depends_on_values():

@@ -42,6 +42,10 @@ from . import tape as T
 __all__ = ["vmap", "vmap_models"]
 
 
+class BatchedAttributeError(ValueError, AttributeError):
+    """A batched tensor's ``_data`` has no such attribute: its values are per example."""
+
+
 class Batched(ShapedArray):
     """The ``_data`` of a batched tensor: one example's shape and dtype, the whole batch
     (``value``, a Tensor) and the axis of ``value`` that runs over the examples."""
@@ -74,7 +78,10 @@ class Batched(ShapedArray):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        self.refuse_host_read(f"reading '.{name}' of the data")
+        try:
+            self.refuse_host_read(f"reading '.{name}' of the data")
+        except ValueError as e:      # getattr(data, name, default) still works
+            raise BatchedAttributeError(str(e)) from None
 
     def __array__(self, *args, **kwargs):
         self.refuse_host_read("converting the tensor to a NumPy array")
