@@ -421,16 +421,46 @@ def test_an_elementwise_primitive_defined_later_gets_the_broadcasting_rule():
 
 
 def test_the_loop_fallback_compiles_and_differentiates():
-    logits = np.random.default_rng(0).normal(size=(4, 3, 5))
-    labels = t(np.array([1, 0, 4], np.int32))
-    per = lambda x: ops.nll_loss(x, labels)                     # noqa: E731
-    want = np.stack([per(t(logits[i])).asnumpy() for i in range(4)])
+    x = np.random.default_rng(0).normal(size=(4, 3, 5))
+    per = lambda a: ops.median(a, axis=-1)[0] * 2               # noqa: E731 (Median loops)
+    want = np.stack([per(t(x[i])).asnumpy() for i in range(4)])
     compiled = ms.jit(ops.vmap(per))
-    np.testing.assert_allclose(compiled(t(logits)).asnumpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(compiled(t(x)).asnumpy(), want, rtol=1e-12)
     assert ms.jit_report(compiled).fallbacks == []
-    g = ops.grad(lambda x: ops.vmap(per)(x).sum())(t(logits))
+    g = ops.grad(lambda a: ops.vmap(per)(a).sum())(t(x))
     for i in range(4):
-        np.testing.assert_allclose(g.asnumpy()[i], ops.grad(per)(t(logits[i])).asnumpy())
+        np.testing.assert_allclose(g.asnumpy()[i], ops.grad(lambda a: per(a).sum())(t(x[i])).asnumpy())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore_index", [-100, 2])
+def test_nll_loss_reduces_each_example_on_its_own(reduction, weighted, ignore_index, monkeypatch):
+    """One NLLLoss call over every example's samples, reduced per example (example 1's
+    targets are all ignored with ignore_index=2: its mean is 0/0 = nan, as alone)."""
+    from spore._autodiff import vmap as V
+    looped = []
+    original = V.loop
+    monkeypatch.setattr(V, "loop", lambda prim, *a, **k: looped.append(prim.name)
+                        or original(prim, *a, **k))
+    rng = np.random.default_rng(0)
+    logits = t(rng.normal(size=(4, 3, 5)))
+    labels = t(np.array([[1, 0, 4], [2, 2, 2], [0, 1, 3], [4, 4, 0]], np.int32))
+    weight = t(rng.uniform(0.5, 1.5, 5)) if weighted else None
+    f = lambda x, y: ops.nll_loss(x, y, weight=weight, reduction=reduction,   # noqa: E731
+                                  ignore_index=ignore_index)
+    got = ops.vmap(f)(logits, labels)
+    shared = ops.vmap(f, in_axes=(0, None))(logits, labels[0])
+    grads = ops.grad(lambda x: ops.vmap(f)(x, labels).sum())(logits)
+    assert looped == []
+    for i in range(4):
+        np.testing.assert_allclose(got.asnumpy()[i], f(logits[i], labels[i]).asnumpy(),
+                                   rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(shared.asnumpy()[i], f(logits[i], labels[0]).asnumpy(),
+                                   rtol=1e-12, equal_nan=True)
+        want = ops.grad(lambda x: f(x, labels[i]).sum())(logits[i])
+        np.testing.assert_allclose(grads.asnumpy()[i], want.asnumpy(), rtol=1e-12,
+                                   equal_nan=True)
 
 
 # --------------------------------------------------------------------------- model ensembling

@@ -14,7 +14,10 @@ from __future__ import annotations
 from .._core import primitive as P
 from . import array as _array, linalg as _linalg, math as _math, reduce as _reduce  # noqa: F401
 from . import special as _special, nn as _nn  # noqa: F401
-from .array import broadcast_to_p, concat_p, index_shape, reshape_p, split_p, transpose_p
+from .array import (broadcast_to_p, concat_p, full_p, index_shape, reshape_p, split_p,
+                    transpose_p)
+from .math import div_p
+from .reduce import sum_p
 
 _get = P.get
 
@@ -406,6 +409,43 @@ for _name in ("Conv2D", "MaxPool2D", "AvgPool2D", "Conv2DBackpropInput", "AvgPoo
     _fold(_name)
 _fold("MaxPoolScatter", batched=(0, 1))
 _fold("MaxPoolSelect", batched=(0, 1))
+
+
+@_rule("NLLLoss")
+def _nll_loss_rule(size, attrs, values, dims):
+    """The examples' samples in one call with reduction "none", then each example's own
+    reduction: its sum, or its sum over its own total weight (the weights of its targets,
+    read off a second call on a constant -1 input, so no gradient flows through them)."""
+    (logp, target, *weight), (dl, dt, *dw) = values, dims
+    if dl is None or any(d is not None for d in dw):
+        return None
+    logp = move_to_front(logp, dl)
+    shape = tuple(logp.shape)
+    if len(shape) < 3:
+        return None              # one sample per example: left to the loop
+    n = shape[1]
+    if dt is None:
+        target = broadcast_to_p(reshape_p(target, shape=(1,) + tuple(target.shape)),
+                                shape=(size,) + tuple(target.shape))
+    else:
+        target = move_to_front(target, dt)
+    flat_target = reshape_p(target, shape=(size * n,) + tuple(target.shape)[2:])
+    flat = (size * n,) + shape[2:]
+    none = dict(attrs, reduction="none")
+    prim = _get("NLLLoss")
+    losses, _ = prim(reshape_p(logp, shape=flat), flat_target, *weight, **none)
+    ones, _ = prim(full_p(shape=flat, dtype=logp._data.dtype, value=-1), flat_target,
+                   *weight, **none)
+    per = (size, n) + tuple(losses.shape)[1:]
+    losses, picked = reshape_p(losses, shape=per), reshape_p(ones, shape=per)
+    axes = tuple(range(1, len(per)))
+    total = sum_p(picked, axis=axes, keepdims=False)
+    if attrs["reduction"] == "none":
+        return (losses, total), (0, 0)
+    loss = sum_p(losses, axis=axes, keepdims=False)
+    if attrs["reduction"] == "mean":
+        loss = div_p(loss, total)
+    return (loss, total), (0, 0)
 
 
 @_rule("LayerNorm")
