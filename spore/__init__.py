@@ -50,7 +50,7 @@ from . import ops as ops                          # noqa: E402
 from . import _tensor_methods                     # noqa: E402,F401  (attaches Tensor methods)
 from . import context as context                  # noqa: E402
 from .ops import (grad as grad, value_and_grad as value_and_grad,  # noqa: E402
-                  vjp as vjp, jvp as jvp, jacrev as jacrev, jacfwd as jacfwd)
+                  vjp as vjp, jvp as jvp, jacrev as jacrev, jacfwd as jacfwd, vmap as vmap)
 from ._autodiff.api import get_grad as get_grad  # noqa: E402
 from ._jit import jit as jit, jit_report as jit_report  # noqa: E402
 from ._jit.config import JitConfig as JitConfig  # noqa: E402

@@ -338,8 +338,9 @@ def _to_array(data, npd, dtype, shape, init):
                         "but got type 'NoneType'.")
     if isinstance(data, Tensor):
         arr = data._data
-        if not isinstance(arr, np.ndarray) and _P.active_capture() is not None:
-            # a traced tensor: the copy (or cast) is a graph node
+        if not isinstance(arr, np.ndarray) and (_P.active_capture() is not None
+                                                or hasattr(type(arr), "refuse_host_read")):
+            # a traced tensor (the copy or cast is a graph node) or one batched by vmap
             if npd is not None and np.dtype(npd) != arr.dtype:
                 return _P.get("Cast")(data, dtype=np.dtype(npd))._data
             return _P.get("Copy")(data)._data

@@ -328,6 +328,10 @@ def _header(registry, rows):
         "  `none` (not differentiable: comparisons, indices, random draws; no gradient",
         "  flows through it), or `as X` for an in-place primitive, which the gradient",
         "  tape records as its functional form `X`.",
+        "* *vmap*: `rule` (a batching rule runs the primitive once over the whole",
+        "  batch) or `loop` (the fallback: once per example, results stacked; random",
+        "  primitives always loop, each example with its own key). See",
+        "  [autodiff.md](autodiff.md#vmap).",
         "* *public names*: the `spore.ops` names whose own code calls the primitive",
         "  (following private helpers and Tensor methods, not other public ops); `—`",
         "  when only gradient rules, layers or optimizers use it.",
@@ -354,12 +358,13 @@ def _primitive_section(registry, families, rows):
     out = ["## Primitives", ""]
     for family in sorted(set(families.values())):
         out += [f"### {family}", "",
-                "| primitive | kind | effect | grad | public names |",
-                "|---|---|---|---|---|"]
+                "| primitive | kind | effect | grad | vmap | public names |",
+                "|---|---|---|---|---|---|"]
         for pname in sorted(n for n in registry if families[n] == family):
             prim = registry[pname]
             names = ", ".join(f"`{n}`" for n in sorted(callers.get(pname, []))) or "—"
-            out.append(f"| `{pname}` | {prim.kind} | {_effect(prim)} | {_grad(prim)} | {names} |")
+            out.append(f"| `{pname}` | {prim.kind} | {_effect(prim)} | {_grad(prim)} "
+                       f"| {_batch(prim)} | {names} |")
         out.append("")
     return out
 
@@ -369,6 +374,10 @@ def _effect(prim):
     if prim.inplace_of:
         text += f" (in-place `{prim.inplace_of}`)"
     return text
+
+
+def _batch(prim):
+    return "rule" if prim.batch is not None and prim.effect != "random" else "loop"
 
 
 def _grad(prim):

@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from .._core import primitive as P
+from .._core.aval import ShapedArray
 from .._prims.array import cast_p, full_p
 from .._prims.special import identity_p
 from . import tape as T
@@ -42,7 +43,8 @@ def _filled_like(t, value):
     if type(arr) is np.ndarray:
         return P.wrap(np.zeros(arr.shape, arr.dtype) if value == 0
                       else np.full(arr.shape, value, arr.dtype))
-    if P.active_capture() is not None:
+    if P.active_capture() is not None or isinstance(arr, ShapedArray):
+        # traced, or batched by vmap (one example's seed serves every example)
         return full_p(shape=tuple(arr.shape), dtype=arr.dtype, value=value)
     from .._core import backend as B
     xp = B.of_array(arr).xp

@@ -273,3 +273,19 @@ class suspended:
     def __exit__(self, *exc):
         _active()[:] = self._saved
         return False
+
+
+class separated:
+    """Tapes started inside the ``with`` record above the handler installed next (vmap's
+    batching handler): they get a list of their own, so ``grad`` inside installs its own
+    tape handler on top; the tapes recording outside keep recording below, through the
+    handler that holds their list."""
+
+    def __enter__(self):
+        self._saved = getattr(_tls, "tapes", None)
+        _tls.tapes = []
+        return self
+
+    def __exit__(self, *exc):
+        _tls.tapes = self._saved
+        return False

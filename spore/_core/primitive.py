@@ -257,7 +257,7 @@ class Primitive:
     __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
                  "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
                  "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "writes",
-                 "aliases", "returns_input", "specializer", "__weakref__")
+                 "aliases", "returns_input", "specializer", "batch", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
                  multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
@@ -299,6 +299,9 @@ class Primitive:
         # specializer(attrs, input avals) -> a bare kernel for compiled code, or None: where
         # the eager kernel's run-time checks are decided by shapes and dtypes alone
         self.specializer = None
+        # batch(size, attrs, values, dims) -> (out, out dims) or None: the vmap rule
+        # (spore/_autodiff/vmap.py, NOTE: [Batching]); None means the loop fallback
+        self.batch = None
         self._factory = make
         self._kernels = {}
         self._cpu = make(np)
@@ -334,6 +337,13 @@ class Primitive:
             self.grad_needed = needed
             return rule
         return deco
+
+    def def_batch(self, rule):
+        """Decorator: ``rule(size, attrs, values, dims) -> (out, out_dims)`` runs the
+        primitive once over a whole batch (see NOTE: [Batching] in ``_autodiff/vmap.py``);
+        returning None hands the call to the loop fallback."""
+        self.batch = rule
+        return rule
 
     def returns_written_input(self):
         """Make eager calls return the input Tensor they wrote into, the same object

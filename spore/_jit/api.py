@@ -29,6 +29,7 @@ import numpy as np
 from .. import _context as C
 from .. import _random as R
 from .._autodiff import tape as T
+from .._autodiff import vmap as V
 from .._core import primitive as P
 from . import codegen, dump, passes
 from .capture import Capture, GraphBreak, user_frame, user_location
@@ -224,8 +225,9 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         if P._scopes:
-            if P.active_capture() is not None:
-                return self.fn(*args, **kwargs)      # nested in another trace: inlined
+            if P.active_capture() is not None or V.is_batching():
+                # nested in another trace: inlined; under vmap: batched op by op
+                return self.fn(*args, **kwargs)
             if T.is_recording():
                 return self._call_under_tape(args, kwargs)
         fast = None

@@ -25,6 +25,7 @@ from ._higher_order import (HyperMap as HyperMap, Map as Map,  # noqa: F401
 from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
                              GradOperation as GradOperation, vjp as vjp, jvp as jvp,
                              jacrev as jacrev, jacfwd as jacfwd, get_grad as get_grad)
+from ._higher_order import vmap as vmap
 from ._control import ForiLoop as ForiLoop, Scan as Scan, WhileLoop as WhileLoop  # noqa: F401
 
 
