@@ -30,6 +30,8 @@ from .ir import Graph, Node, Value
 TILE = 1 << 14              # elements per tile: a few float32 buffers fit in L2
 MIN_ELEMENTS = 1 << 12      # smaller arrays: tiling costs more than it saves
 NUMBA_MIN_ELEMENTS = 1 << 8  # a Numba kernel pays off from here (one call replaces many)
+SINGLE_MIN_ELEMENTS = 1 << 14  # one approximated op alone: below this the call's fixed
+                               # cost eats its gain over NumPy's ufunc (W1a's 32x32 tanh)
 _NOT_FUSED = {"Identity", "StopGradient", "Copy", "Cast"}
 
 
@@ -103,8 +105,8 @@ def _eligible(node, numba=False):
 
 def fuse(graph):
     """Replace each run of two or more consecutive fusible nodes of one shape by a
-    ``FusedElementwise`` node (with Numba kernels on, also a single float32 ``tanh``,
-    ``exp``, ``sigmoid`` or ``erf``: its approximation beats NumPy's ufunc)."""
+    ``FusedElementwise`` node (with Numba kernels on, also a single large float32
+    ``tanh``, ``exp``, ``sigmoid`` or ``erf``: its approximation beats NumPy's ufunc)."""
     numba = kernelgen.available()
     users = {}
     for k, n in enumerate(graph.nodes):
@@ -116,7 +118,8 @@ def fuse(graph):
 
     def flush(end):
         nonlocal changed
-        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])):
+        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
+                             and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
             out_nodes.append(_group_node(run, run_shape, users, keep, end))
             changed = True
         else:
