@@ -234,3 +234,18 @@ def test_strided_and_read_only_inputs_are_accepted():
     np.testing.assert_allclose(got, np.exp(strided) * np.float32(0.5), rtol=1e-6)
     (got,) = run(base[:2048])
     np.testing.assert_allclose(got, np.exp(base[:2048]) * np.float32(0.5), rtol=1e-6)
+
+
+def test_adam_updates_each_parameter_with_one_kernel():
+    net = nn.SequentialCell([nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 8)])
+    opt = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(net(a), b), None, opt.parameters)
+
+    def step(a, b):
+        loss, grads = grad_fn(a, b)
+        return ops.depend(loss, opt(grads))
+    f = ms.jit(step, jit_level="O1")
+    f(Tensor(np.ones((16, 64), np.float32)), Tensor(np.ones((16, 8), np.float32)))
+    (graph,) = ms.jit_report(f).graphs
+    names = [n.prim.name for n in graph.nodes]
+    assert names.count("Adam") == len(net.trainable_params()) == 4
