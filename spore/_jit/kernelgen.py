@@ -48,8 +48,8 @@ _LIBM = {"Exp": "math.exp({0})", "Tanh": "math.tanh({0})",
          "Log": "math.log({0})", "Log1p": "math.log1p({0})", "Expm1": "math.expm1({0})",
          "Sin": "math.sin({0})", "Cos": "math.cos({0})", "Erfc": "math.erfc({0})",
          "Sqrt": "math.sqrt({0})"}
-# scalar expressions over the operands {0}, {1}; T is the node's output dtype, F the
-# float dtype of its inputs (for literals such as 1)
+# scalar expressions over the operands {0}, {1}; F( becomes the constructor of the
+# inputs' float dtype (so constants such as 1 keep float32 arithmetic in float32)
 _OPS = {
     "Add": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Div": "{0} / {1}",
     "Maximum": "maximum({0}, {1})", "Minimum": "minimum({0}, {1})",
