@@ -103,7 +103,9 @@ def _literal(x, compute):
     """Source text of a weak Python scalar as the kernel computes with it."""
     if compute == "boolean":
         return repr(bool(x))
-    return f"np.{compute}({float(np.asarray(x, dtype=compute))!r})"
+    value = float(np.asarray(x, dtype=compute))
+    text = repr(value) if np.isfinite(value) else f"float('{value!r}')"    # inf, nan
+    return f"np.{compute}({text})"
 
 
 def kernel_source(group):

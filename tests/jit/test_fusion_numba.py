@@ -249,3 +249,16 @@ def test_adam_updates_each_parameter_with_one_kernel():
     (graph,) = ms.jit_report(f).graphs
     names = [n.prim.name for n in graph.nodes]
     assert names.count("Adam") == len(net.trainable_params()) == 4
+
+
+def test_infinite_and_nan_literals():
+    def f(x):
+        return ops.minimum(x * 2.0, float("inf")) + ops.maximum(x, float("-inf")) * 0.5, \
+            x * float("nan") + 1.0
+    x = Tensor(np.linspace(-3, 3, 1000, dtype=np.float32))
+    f1 = ms.jit(f, jit_level="O1")
+    got, want = f1(x), ms.jit(f, jit_level="O0")(x)
+    assert groups(f1) and all(kernelgen.kernel_source(g) in kernelgen._kernels   # compiled
+                              for g in groups(f1))
+    for g, w in zip(got, want):
+        close(g.asnumpy(), w.asnumpy())
