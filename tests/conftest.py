@@ -7,6 +7,7 @@ import tempfile
 import pytest
 
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="spore-numba-"))
+os.environ.setdefault("SPORE_CACHE_DIR", tempfile.mkdtemp(prefix="spore-cache-"))  # kernels
 os.environ.setdefault("SPORE_JIT_VERIFY", "1")   # the IR verifier after every compiler pass
 
 from hypothesis import HealthCheck, settings  # noqa: E402

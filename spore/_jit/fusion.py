@@ -1,5 +1,8 @@
-"""Elementwise fusion (``jit_level="O1"``): runs of elementwise nodes become one kernel
-that walks the data in cache-sized tiles.
+"""Elementwise fusion (``jit_level="O1"``): runs of elementwise nodes become one kernel.
+
+With Numba (the ``fast`` extra) a group runs as one generated Numba loop (spore/_jit/
+kernelgen.py, NOTE: [Numba fusion kernels]); without it, or for a group with an op or
+dtype that has no scalar Numba form, it walks the data in cache-sized NumPy tiles:
 
 NOTE: [Tiled fusion]
 NumPy's ufuncs are already vectorised; what an unfused chain of elementwise ops wastes
@@ -21,10 +24,14 @@ import numpy as np
 
 from .._core import primitive as P
 from .._core.aval import ShapedArray
+from . import kernelgen
 from .ir import Graph, Node, Value
 
 TILE = 1 << 14              # elements per tile: a few float32 buffers fit in L2
-MIN_ELEMENTS = 1 << 12      # smaller arrays: fusion costs more than it saves
+MIN_ELEMENTS = 1 << 12      # smaller arrays: tiling costs more than it saves
+NUMBA_MIN_ELEMENTS = 1 << 8  # a Numba kernel pays off from here (one call replaces many)
+SINGLE_MIN_ELEMENTS = 1 << 14  # one approximated op alone: below this the call's fixed
+                               # cost eats its gain over NumPy's ufunc (W1a's 32x32 tanh)
 _NOT_FUSED = {"Identity", "StopGradient", "Copy", "Cast"}
 
 
@@ -66,14 +73,16 @@ class Group:
             " ".join(n.prim.name for n in self.graph.nodes) + ">"
 
 
-def _eligible(node):
+def _eligible(node, numba=False):
+    """The output shape of a fusible node, else None. With ``numba`` (Numba kernels are
+    on) nodes that have a scalar Numba form fuse from ``NUMBA_MIN_ELEMENTS``."""
     prim = node.prim
     if prim.kind != "elementwise" or prim.effect is not None or node.written \
             or prim._prepare is not None or prim.aliases or prim.multiple_results \
             or prim.name in _NOT_FUSED or len(node.outputs) != 1:
         return None
     shape = node.outputs[0].aval.shape
-    if len(shape) == 0 or int(np.prod(shape)) < MIN_ELEMENTS:
+    if len(shape) == 0 or int(np.prod(shape)) < NUMBA_MIN_ELEMENTS:
         return None
     items = []
     for x in node.inputs:
@@ -89,12 +98,16 @@ def _eligible(node):
         compute, _ = prim.policy_dtype(items)
         if any(isinstance(x, Value) and x.aval.dtype != compute for x in node.inputs):
             return None           # needs a cast first: left to the unfused path
+    if int(np.prod(shape)) < MIN_ELEMENTS and not (numba and kernelgen.supports(node)):
+        return None
     return shape
 
 
 def fuse(graph):
     """Replace each run of two or more consecutive fusible nodes of one shape by a
-    ``FusedElementwise`` node."""
+    ``FusedElementwise`` node (with Numba kernels on, also a single large float32
+    ``tanh``, ``exp``, ``sigmoid`` or ``erf``: its approximation beats NumPy's ufunc)."""
+    numba = kernelgen.available()
     users = {}
     for k, n in enumerate(graph.nodes):
         for x in n.inputs:
@@ -105,7 +118,8 @@ def fuse(graph):
 
     def flush(end):
         nonlocal changed
-        if len(run) >= 2:
+        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
+                             and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
             out_nodes.append(_group_node(run, run_shape, users, keep, end))
             changed = True
         else:
@@ -113,7 +127,7 @@ def fuse(graph):
         run.clear()
 
     for k, node in enumerate(graph.nodes):
-        shape = _eligible(node)
+        shape = _eligible(node, numba)
         if shape is not None and (not run or shape == run_shape):
             run.append(node)
             run_shape = shape
@@ -172,7 +186,16 @@ def _executor():
 
 
 def compile_group(group, specialize):
-    """A function running ``group`` tile by tile (two threads on large arrays)."""
+    """A function running ``group``: its Numba kernel where it has one (NOTE: [Numba
+    fusion kernels]), else tile by tile with NumPy (two threads on large arrays)."""
+    compiled = kernelgen.compile_group(group, _executor)
+    if compiled is not None:
+        return compiled
+    return _tiled(group, specialize)
+
+
+def _tiled(group, specialize):
+    """The NumPy tile loop of NOTE: [Tiled fusion]."""
     from .codegen import register_source
     g = group.graph
     n_total = int(np.prod(group.shape))

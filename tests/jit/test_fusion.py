@@ -1,4 +1,5 @@
-"""O1 elementwise fusion: one tiled kernel per run of elementwise ops, same bits as O0."""
+"""O1 elementwise fusion without Numba: one tiled NumPy kernel per run of elementwise ops,
+same bits as O0 (the Numba kernels are tested in test_fusion_numba.py)."""
 import os
 
 import numpy as np
@@ -6,7 +7,14 @@ import pytest
 from hypothesis import given, strategies as st
 
 import spore as ms
-from spore import ops, Tensor
+from spore import ops, Tensor, _native
+
+
+@pytest.fixture(autouse=True)
+def tiled():
+    """The NumPy tiled path: what O1 runs without the ``fast`` extra."""
+    with _native.disabled():
+        yield
 
 
 def chain(x):

@@ -1,0 +1,104 @@
+"""The float32 approximations of spore/_jit/approx.py: within the stated 2 ulp of the
+correctly rounded result over the whole float32 range (a dense stratified sample: every
+exponent and sign, random and edge mantissas, and the special values; the exhaustive
+check over all 2^32 inputs is ``tools/check_approx.py``)."""
+import math
+
+import numpy as np
+import pytest
+
+from spore import _native
+
+pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
+
+BOUND_ULP = 2
+
+
+def stratified_sample(per_exponent=512, seed=0):
+    """Every sign and biased exponent (denormals, infinities and NaNs included) with
+    random mantissas plus the smallest, largest and middle ones."""
+    rng = np.random.default_rng(seed)
+    high = np.arange(512, dtype=np.uint32) << 23               # sign and exponent bits
+    mant = rng.integers(0, 1 << 23, (512, per_exponent), dtype=np.uint32)
+    mant[:, :4] = [0, 1, (1 << 22), (1 << 23) - 1]
+    bits = (high[:, None] | mant).ravel()
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45,
+                         np.finfo(np.float32).max, -np.finfo(np.float32).max,
+                         np.finfo(np.float32).tiny, 88.72283, 88.72284, -87.33655,
+                         -103.97208, -103.97209, 0.0625, -0.0625, 1.0, -1.0, 4.0, 3.92,
+                         20.0, 9.01, -16.6355, 16.6355], np.float32)
+    return np.concatenate([bits.view(np.float32), specials])
+
+
+def reference(name, x):
+    """The float64 function rounded once to float32 (a correctly rounded result except
+    within 1e-16 relative of a rounding boundary)."""
+    with np.errstate(all="ignore"):
+        d = x.astype(np.float64)
+        if name == "exp":
+            r = np.exp(d)
+        elif name == "tanh":
+            r = np.tanh(d)
+        elif name == "sigmoid":
+            r = 1.0 / (1.0 + np.exp(-d))
+        else:
+            r = np.frompyfunc(math.erf, 1, 1)(d).astype(np.float64)
+        return r.astype(np.float32)
+
+
+def ulp_distance(a, b):
+    """Distance in units in the last place between float32 arrays (as ordered integers)."""
+    def ordered(v):
+        i = v.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+def evaluate(name, x):
+    from numba import njit
+    from spore._jit import approx
+    fn = getattr(approx, name + "_f32")
+
+    @njit(nogil=True, boundscheck=False)
+    def loop(x, out):
+        for i in range(x.size):
+            out[i] = fn(x[i])
+    out = np.empty_like(x)
+    loop(x, out)
+    return out
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "erf"])
+def test_within_two_ulp_over_the_float32_range(name):
+    x = stratified_sample(per_exponent=256 if name == "erf" else 2048)
+    got, want = evaluate(name, x), reference(name, x)
+    assert got.dtype == np.float32
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    dist = ulp_distance(got[~nan], want[~nan])
+    assert dist.max() <= BOUND_ULP, x[~nan][dist.argmax()]
+    assert (dist == 0).mean() > 0.999            # one ulp only near rounding boundaries
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "erf"])
+def test_special_values(name):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45], np.float32)
+    got = evaluate(name, x)
+    want = {"exp": [1, 1, np.inf, 0, np.nan, 1, 1],
+            "tanh": [0, -0.0, 1, -1, np.nan, 1e-45, -1e-45],
+            "sigmoid": [0.5, 0.5, 1, 0, np.nan, 0.5, 0.5],
+            "erf": [0, -0.0, 1, -1, np.nan, 1e-45, -1e-45]}[name]
+    np.testing.assert_array_equal(got, np.array(want, np.float32))
+    if name in ("tanh", "erf"):                  # odd functions keep the sign of zero
+        assert np.signbit(got[1]) and not np.signbit(got[0])
+    if name == "erf":                            # erf(x) ~ 2x/sqrt(pi): a denormal result
+        tiny = np.array([1e-40, -3e-39], np.float32)
+        np.testing.assert_array_equal(evaluate(name, tiny), reference(name, tiny))
+
+
+def test_exp_overflows_and_underflows_at_the_float32_edges():
+    x = np.array([88.72283, 88.72284, 89.0, -103.27893, -103.97208, -104.0, -150.0],
+                 np.float32)
+    got = evaluate("exp", x)
+    np.testing.assert_array_equal(got, reference("exp", x))
+    assert np.isinf(got[1]) and got[-1] == 0 and got[-3] > 0

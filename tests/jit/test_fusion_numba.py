@@ -1,0 +1,264 @@
+"""O1 with Numba: each fused group runs as one generated Numba kernel, cached in memory
+and on disk, numerically equal to the unfused graph within float32 rounding."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import spore as ms
+from spore import nn, ops, Tensor, _native
+from spore._jit import fusion, kernelgen
+
+pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def chain(x):
+    for _ in range(50):
+        x = ops.tanh(x) * 0.9 + ops.sigmoid(x) * 0.1
+    return x
+
+
+def groups(fn):
+    """The fused groups of a jitted function's compiled graphs."""
+    return [n.attrs["group"] for g in ms.jit_report(fn).graphs for n in g.nodes
+            if n.prim is fusion.fused_p]
+
+
+def close(got, want, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def test_the_w2_chain_is_one_numba_kernel_within_rounding():
+    x = Tensor(np.random.default_rng(0).standard_normal((256, 300)).astype(np.float32))
+    f0, f1 = ms.jit(chain, jit_level="O0"), ms.jit(chain, jit_level="O1")
+    got, want = f1(x).asnumpy(), f0(x).asnumpy()
+    assert got.dtype == np.float32
+    close(got, want, rtol=4e-6, atol=0)
+    assert ms.jit_report(f1).kernel_count == 1
+    (group,) = groups(f1)
+    assert kernelgen.kernel_source(group) in kernelgen._kernels
+
+
+def test_the_w2a_size_fuses_with_numba():
+    # (1024,) is below the tiled path's threshold, not the Numba kernels'
+    x = Tensor(np.random.default_rng(1).standard_normal(1024).astype(np.float32))
+    f = ms.jit(chain, jit_level="O1")
+    close(f(x).asnumpy(), ms.jit(chain, jit_level="O0")(x).asnumpy(), rtol=4e-6, atol=0)
+    assert ms.jit_report(f).kernel_count == 1
+
+
+def test_a_large_tanh_after_a_matmul_is_a_kernel_of_its_own():
+    rng = np.random.default_rng(2)
+    x, y = (Tensor(rng.standard_normal((128, 128)).astype(np.float32) * 0.1)
+            for _ in range(2))
+
+    def rigid(z, y):
+        for _ in range(3):
+            z = ops.tanh(ops.matmul(z, y))
+        return z
+    f = ms.jit(rigid, jit_level="O1")
+    close(f(x, y).asnumpy(), ms.jit(rigid, jit_level="O0")(x, y).asnumpy(), rtol=1e-5)
+    names = [[n.prim.name for n in g.graph.nodes] for g in groups(f)]
+    assert names == [["Tanh"]] * 3
+    assert ms.jit_report(f).kernel_count == 6
+    small = ms.jit(rigid, jit_level="O1")            # W1a's 32x32: NumPy's tanh is as fast
+    small(Tensor(np.ones((32, 32), np.float32)), Tensor(np.ones((32, 32), np.float32)))
+    assert groups(small) == []
+
+
+def test_a_single_cheap_op_is_not_a_group():
+    f = ms.jit(lambda x: ops.matmul(x, x) + 1, jit_level="O1")
+    f(Tensor(np.ones((32, 32), np.float32)))
+    assert groups(f) == []
+
+
+def test_small_arrays_stay_unfused():
+    f = ms.jit(lambda x: ops.tanh(x) * 2 + 1, jit_level="O1")
+    f(Tensor(np.ones(8, np.float32)))
+    assert ms.jit_report(f).kernel_count == 3
+
+
+UNARY = [ops.tanh, ops.sigmoid, ops.exp, ops.abs, ops.neg, ops.relu, ops.square, ops.erf,
+         lambda t: t * 0.5, lambda t: t + 1.0, lambda t: ops.sqrt(ops.abs(t)),
+         lambda t: ops.log(ops.abs(t) + 1.0), ops.sin, ops.reciprocal]
+BINARY = [ops.add, ops.mul, ops.sub, ops.maximum, ops.minimum,
+          lambda a, b: ops.select(a > b, a, b)]
+
+
+@given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1),
+                          st.integers(0, 3)), min_size=2, max_size=12),
+       st.sampled_from([(64, 100), (5000,), (3, 40, 50), (300,)]),
+       st.sampled_from([np.float32, np.float64]))
+def test_random_elementwise_graphs_match_the_unfused_graph(program, shape, dtype):
+    def f(a, b, s):
+        vals = [a, b]
+        for u, bi, pick in program:
+            x = UNARY[u](vals[pick % len(vals)])
+            vals.append(BINARY[bi](x, vals[-1] if pick % 2 else s))
+        return vals[-1], vals[len(vals) // 2]      # an escaping intermediate too
+    rng = np.random.default_rng(1)
+    a, b = (Tensor(rng.standard_normal(shape).astype(dtype)) for _ in range(2))
+    s = Tensor(dtype(0.3))
+    want = ms.jit(f, jit_level="O0")(a, b, s)
+    got = ms.jit(f, jit_level="O1")(a, b, s)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        close(g.asnumpy(), w.asnumpy(), rtol=rtol, atol=rtol)
+
+
+def test_kernels_are_keyed_by_structure_and_dtype_not_shape():
+    f = ms.jit(lambda x: ops.tanh(x) * 3.0 - x, jit_level="O1")
+    for shape in [(40, 50), (7, 300), (2, 3, 700), (5000,)]:
+        f(Tensor(np.ones(shape, np.float32)))
+    sources = {kernelgen.kernel_source(g) for g in groups(f)}
+    assert len(groups(f)) == 4 and len(sources) == 1
+    f(Tensor(np.ones((40, 50), np.float64)))
+    assert len({kernelgen.kernel_source(g) for g in groups(f)}) == 2
+
+
+def test_the_kernel_file_lives_in_the_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPORE_CACHE_DIR", str(tmp_path))
+    x = Tensor(np.ones((30, 40), np.float32))
+    f = ms.jit(lambda x: ops.exp(x) * 1.25 + 0.125, jit_level="O1")
+    np.testing.assert_allclose(f(x).asnumpy(), np.exp(1, dtype=np.float32) * 1.25 + 0.125,
+                               rtol=1e-6)
+    files = os.listdir(tmp_path / "kernels")
+    assert any(n.startswith("fused_") and n.endswith(".py") for n in files)
+
+
+def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):
+    script = textwrap.dedent("""
+        import numpy as np, spore as ms
+        from spore import ops, Tensor
+        from spore._jit import kernelgen
+        f = ms.jit(lambda x: ops.sigmoid(ops.tanh(x) * 0.75 - 0.5), jit_level="O1")
+        out = f(Tensor(np.linspace(-3, 3, 4096, dtype=np.float32)))
+        (kernel,) = kernelgen._kernels.values()
+        print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.values()),
+              float(out.asnumpy().sum()))
+    """)
+    env = dict(os.environ, SPORE_CACHE_DIR=str(tmp_path / "spore"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONPATH=ROOT)
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, check=True).stdout.split() for _ in range(2)]
+    assert runs[0][:2] == ["0", "1"]        # compiled by the first process
+    assert runs[1][:2] == ["1", "0"]        # loaded by the second
+    assert runs[0][2] == runs[1][2]
+
+
+def test_two_threads_and_one_give_the_same_bits(monkeypatch):
+    x = Tensor(np.random.default_rng(3).standard_normal((512, 512)).astype(np.float32))
+    assert x.size >= kernelgen.PARALLEL_MIN
+    two = ms.jit(chain, jit_level="O1")(x).asnumpy()
+    monkeypatch.setenv("SPORE_NUM_THREADS", "1")
+    one = ms.jit(chain, jit_level="O1")(x).asnumpy()
+    np.testing.assert_array_equal(one, two)
+
+
+def test_without_numba_o1_takes_the_tiled_path_with_o0_bits():
+    x = Tensor(np.random.default_rng(4).standard_normal((64, 100)).astype(np.float32))
+    with _native.disabled():
+        got = ms.jit(chain, jit_level="O1")(x).asnumpy()
+        want = ms.jit(chain, jit_level="O0")(x).asnumpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_numba_failure_warns_once_and_takes_the_tiled_path(monkeypatch):
+    def broken(source):
+        raise RuntimeError("no compiler today")
+    monkeypatch.setattr(kernelgen, "_import", broken)
+    monkeypatch.setattr(kernelgen, "_kernels", {})
+    monkeypatch.setattr(kernelgen, "_warned", False)
+    x = Tensor(np.random.default_rng(5).standard_normal((64, 100)).astype(np.float32))
+    with pytest.warns(RuntimeWarning, match="fall back to NumPy"):
+        got = ms.jit(chain, jit_level="O1")(x).asnumpy()
+    np.testing.assert_array_equal(got, ms.jit(chain, jit_level="O0")(x).asnumpy())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ms.jit(lambda x: ops.exp(x) - 1.0, jit_level="O1")(x)     # no second warning
+
+
+def test_unsupported_dtypes_take_the_tiled_path():
+    x = Tensor(np.linspace(-2, 2, 5000).astype(np.float16))
+    f = ms.jit(lambda x: ops.tanh(x) * 0.5 + 0.25, jit_level="O1")
+    f(x)
+    (group,) = groups(f)
+    assert kernelgen.kernel_source(group) is None
+    np.testing.assert_array_equal(
+        f(x).asnumpy(), ms.jit(lambda x: ops.tanh(x) * 0.5 + 0.25, jit_level="O0")(x).asnumpy())
+
+
+def test_comparisons_and_relu_grad_in_a_training_step():
+    rng = np.random.default_rng(6)
+    x = Tensor(rng.standard_normal((64, 256)).astype(np.float32))
+    y = Tensor(rng.standard_normal((64, 256)).astype(np.float32))
+    results = []
+    for level in ("O0", "O1"):
+        ms.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(256, 256), nn.ReLU(), nn.Dense(256, 256), nn.Tanh()])
+        wrng = np.random.default_rng(7)             # the same weights for both levels
+        for p in net.trainable_params():
+            p.set_data(Tensor((wrng.standard_normal(p.shape) * 0.05).astype(np.float32)))
+        opt = nn.Adam(net.trainable_params(), learning_rate=1e-2)
+        grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(net(a), b), None,
+                                    opt.parameters)
+
+        def step(a, b):
+            loss, grads = grad_fn(a, b)
+            return ops.depend(loss, opt(grads))
+        f = ms.jit(step, jit_level=level)
+        losses = [float(f(x, y).asnumpy()) for _ in range(3)]
+        results.append((losses, [p.asnumpy() for p in net.trainable_params()]))
+    (l0, p0), (l1, p1) = results
+    close(l1, l0, rtol=1e-5)
+    for a, b in zip(p1, p0):
+        close(a, b, rtol=1e-4, atol=1e-5)     # Adam scales tiny gradient differences
+
+
+def test_strided_and_read_only_inputs_are_accepted():
+    f = ms.jit(lambda x: ops.exp(x) * 0.5, jit_level="O1")
+    f(Tensor(np.zeros(2048, np.float32)))
+    run = kernelgen.compile_group(groups(f)[0], fusion._executor)
+    base = np.linspace(-1, 1, 4096, dtype=np.float32)
+    strided = base[::2]
+    base.flags.writeable = False
+    (got,) = run(strided)
+    np.testing.assert_allclose(got, np.exp(strided) * np.float32(0.5), rtol=1e-6)
+    (got,) = run(base[:2048])
+    np.testing.assert_allclose(got, np.exp(base[:2048]) * np.float32(0.5), rtol=1e-6)
+
+
+def test_adam_updates_each_parameter_with_one_kernel():
+    net = nn.SequentialCell([nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 8)])
+    opt = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(net(a), b), None, opt.parameters)
+
+    def step(a, b):
+        loss, grads = grad_fn(a, b)
+        return ops.depend(loss, opt(grads))
+    f = ms.jit(step, jit_level="O1")
+    f(Tensor(np.ones((16, 64), np.float32)), Tensor(np.ones((16, 8), np.float32)))
+    (graph,) = ms.jit_report(f).graphs
+    names = [n.prim.name for n in graph.nodes]
+    assert names.count("Adam") == len(net.trainable_params()) == 4
+
+
+def test_infinite_and_nan_literals():
+    def f(x):
+        return ops.minimum(x * 2.0, float("inf")) + ops.maximum(x, float("-inf")) * 0.5, \
+            x * float("nan") + 1.0
+    x = Tensor(np.linspace(-3, 3, 1000, dtype=np.float32))
+    f1 = ms.jit(f, jit_level="O1")
+    got, want = f1(x), ms.jit(f, jit_level="O0")(x)
+    assert groups(f1) and all(kernelgen.kernel_source(g) in kernelgen._kernels   # compiled
+                              for g in groups(f1))
+    for g, w in zip(got, want):
+        close(g.asnumpy(), w.asnumpy())
