@@ -131,18 +131,23 @@ def _flat_gradient(call):
 
     def backward(*args):
         ts, ds = args[:n], args[n:]
-        res = g(*ts, ds)
-        if positions is not None and objects:
-            pos, ws = res
-        elif positions is not None:
-            pos, ws = res, ()
-        else:
-            pos, ws = (), res
-        pos = (pos,) if positions is not None and len(positions) == 1 else tuple(pos)
-        ws = (ws,) if objects and len(objects) == 1 and not isinstance(ws, tuple) else tuple(ws)
-        return pos + ws
+        return flat_cotangents(g(*ts, ds), positions, objects)
     backward.__name__ = f"{jit.name}_backward"
     return backward
+
+
+def flat_cotangents(grads, positions, objects):
+    """The cotangents ``grad(..., grad_position=positions, weights=objects)`` returned, as
+    one flat tuple: those of the positions, then those of the objects."""
+    if positions is not None and objects:
+        pos, ws = grads
+    elif positions is not None:
+        pos, ws = grads, ()
+    else:
+        pos, ws = (), grads
+    pos = (pos,) if positions is not None and len(positions) == 1 else tuple(pos)
+    ws = (ws,) if objects and len(objects) == 1 and not isinstance(ws, tuple) else tuple(ws)
+    return pos + ws
 
 
 def call_under_tape(jit, entry, spec, tensors):

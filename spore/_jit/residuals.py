@@ -61,7 +61,7 @@ def build(call, tensors):
 
 def _joint_fn(call):
     from .._autodiff.api import value_and_grad
-    from .jitcall import flat_forward
+    from .jitcall import flat_cotangents, flat_forward
     n, objects = call.n_tensors, list(call.objects)
     flat_fn = flat_forward(call)
     positions = tuple(range(n)) or None
@@ -71,16 +71,8 @@ def _joint_fn(call):
     def joint(*args):
         ts, ds = args[:n], args[n:]
         value, grads = vg(*ts, tuple(ds))
-        if positions is not None and objects:
-            pos, ws = grads
-        elif positions is not None:
-            pos, ws = grads, ()
-        else:
-            pos, ws = (), grads
-        pos = (pos,) if positions is not None and len(positions) == 1 else tuple(pos)
-        ws = (ws,) if objects and len(objects) == 1 and not isinstance(ws, tuple) else tuple(ws)
         value = value if isinstance(value, tuple) else (value,)
-        return tuple(value) + pos + ws
+        return tuple(value) + flat_cotangents(grads, positions, objects)
     return joint
 
 
