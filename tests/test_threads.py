@@ -261,3 +261,44 @@ def test_softmax_and_layer_norm_tiles_use_the_shared_pool(two_threads, monkeypat
     with _one_thread():
         one = ops.softmax(x, -1).asnumpy()
     _same_bits(two, one)
+
+
+# ----------------------------------------------------------------- reductions
+def test_reductions_keeping_an_axis_give_the_bits_of_one_call(two_threads, monkeypatch):
+    """Random shapes and axes (NOTE: [Chunked reductions]): chunks of the first kept
+    axis, never narrower than MIN_WIDTH, reduce in NumPy's order."""
+    from spore._prims import reduce as R
+    monkeypatch.setattr(threads, "MIN_CHEAP", 64)
+    monkeypatch.setattr(threads, "CHUNK", 64)
+    chunked = []
+    real = threads.reduction
+    monkeypatch.setattr(threads, "reduction",
+                        lambda *a: (chunked.append(a[2]), real(*a))[1])
+    prims = [R.sum_p, R.mean_p, R.amax_p, R.amin_p, R.prod_p]
+    r = np.random.default_rng(11)
+    for trial in range(60):
+        nd = int(r.integers(2, 5))
+        shape = tuple(int(v) for v in r.integers(1, 40 if nd > 3 else 200, nd))
+        axis = tuple(sorted(r.choice(nd, int(r.integers(1, nd)), replace=False).tolist()))
+        dtype = (np.float32, np.float64)[trial % 2]
+        x = Tensor(_values(shape, dtype) if trial % 3 else
+                   r.standard_normal(shape).astype(dtype))
+        for prim in prims:
+            for keepdims in (False, True):
+                got = prim(x, axis=axis, keepdims=keepdims).asnumpy()
+                with _one_thread():
+                    want = prim(x, axis=axis, keepdims=keepdims).asnumpy()
+                _same_bits(got, want)
+    assert len(chunked) > 100
+
+
+def test_full_reductions_and_small_arrays_run_as_one_call(two_threads, monkeypatch):
+    calls = []
+    monkeypatch.setattr(threads, "reduction", lambda *a: calls.append(a))
+    x = Tensor(_values((1024, 600)))                      # above MIN_CHEAP
+    ops.sum(x)                                            # no axis kept
+    ops.sum(Tensor(_values((100, 100))), 0)               # below the threshold
+    ops.sum(Tensor(_values((1024, 600), np.float16)), 0)  # float16 accumulates in float32
+    assert not calls
+    ops.sum(x, 0)
+    assert len(calls) == 1

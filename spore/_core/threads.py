@@ -222,3 +222,34 @@ def _run_ranges(kernel, args, pick, out, ranges, composite):
         else:
             kernel(*part, out=out[lo:hi])
     for_each(body, len(ranges))
+
+
+# NOTE: [Chunked reductions]
+# A reduction over some axes of a large array splits the first axis it keeps: each
+# output element is still reduced from the same elements in the same order, so the
+# chunks give the bits of one call. One condition, found by comparing NumPy's results
+# on random shapes and axes: a chunk one element wide can change the order NumPy
+# sums in (its iterator then walks the reduced axis innermost, pairwise), so every
+# chunk is at least MIN_WIDTH wide (a short tail joins the chunk before it).
+MIN_WIDTH = 16
+
+
+def reduction(kernel, x, axis, keepdims):
+    """``kernel(x, axis=axis, keepdims=keepdims)`` (``axis`` a sorted tuple that leaves
+    some axis of ``x``) computed in chunks on the pool; the bits of one call."""
+    kept = [i for i in range(x.ndim) if i not in axis]
+    k = kept[0]
+    n = x.shape[k]
+    ranges = chunks(n, max(MIN_WIDTH, CHUNK * n // max(x.size, 1)), align=1)
+    if len(ranges) > 1 and ranges[-1][1] - ranges[-1][0] < MIN_WIDTH:
+        ranges[-2:] = [(ranges[-2][0], n)]
+    if count() == 1 or len(ranges) < 2:
+        return kernel(x, axis=axis, keepdims=keepdims)
+    parts = [None] * len(ranges)
+    lead = (slice(None),) * k
+
+    def body(i):
+        lo, hi = ranges[i]
+        parts[i] = kernel(x[lead + (slice(lo, hi),)], axis=axis, keepdims=keepdims)
+    for_each(body, len(ranges))
+    return np.concatenate(parts, axis=k if keepdims else kept.index(k))
