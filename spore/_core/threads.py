@@ -48,12 +48,18 @@ _worker = False             # a dataset worker process: one thread
 _tls = threading.local()    # .busy: this thread is one of the pool's workers
 
 
+_cpu_count = None
+
+
 def _cpus():
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, n)
+    """The CPUs this process may run on (read once per process)."""
+    global _cpu_count
+    if _cpu_count is None:
+        try:
+            _cpu_count = max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            _cpu_count = max(1, os.cpu_count() or 1)
+    return _cpu_count
 
 
 def _env_int(name):
@@ -113,8 +119,8 @@ def _mark_worker():
 
 def _forget_pool():
     """After fork: the child has none of the parent's threads (nor a usable lock)."""
-    global _pool, _pool_size, _lock
-    _pool, _pool_size, _lock = None, 0, threading.Lock()
+    global _pool, _pool_size, _lock, _cpu_count
+    _pool, _pool_size, _lock, _cpu_count = None, 0, threading.Lock(), None
 
 
 if hasattr(os, "register_at_fork"):
