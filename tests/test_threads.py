@@ -17,6 +17,12 @@ from spore._prims import math as M
 rng = np.random.default_rng(0)
 
 
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch):
+    """Each test starts with the pool trusted (NOTE: [Starved pool])."""
+    monkeypatch.setattr(threads, "_backoff", [0, 0])
+
+
 @pytest.fixture
 def two_threads(monkeypatch):
     """Two threads even on a one-CPU runner, whatever the environment says."""
@@ -302,3 +308,37 @@ def test_full_reductions_and_small_arrays_run_as_one_call(two_threads, monkeypat
     assert not calls
     ops.sum(x, 0)
     assert len(calls) == 1
+
+
+def test_a_starved_pool_is_left_alone_for_a_while(two_threads, monkeypatch):
+    """NOTE: [Starved pool]: calls whose pool threads did (almost) nothing make the next
+    calls run on the caller alone, for 1, 2, 4, ... calls; a good call resets it."""
+    monkeypatch.setattr(threads, "_backoff", [0, 0])
+    release = threading.Event()
+    blocker = threads.pool().submit(release.wait)         # the only pool thread is busy
+    submitted = []
+    real_pool = threads.pool
+    monkeypatch.setattr(threads, "pool", lambda: (submitted.append(1), real_pool())[1])
+    try:
+        threads.for_each(lambda i: None, 8)
+        assert threads._backoff == [1, 1]
+        threads.for_each(lambda i: None, 8)               # runs alone
+        assert threads._backoff == [0, 1]
+        threads.for_each(lambda i: None, 8)               # tries the pool: starved again
+        assert threads._backoff == [2, 2]
+    finally:
+        release.set()
+        blocker.result()
+    threads._note_share(4, 8)
+    assert threads._backoff[1] == 0
+    monkeypatch.setattr(threads, "_backoff", [0, 0])
+    helped = threading.Event()
+    caller = threading.get_ident()
+
+    def body(i):
+        if threading.get_ident() == caller:
+            helped.wait(30)                               # until the pool thread runs one
+        else:
+            helped.set()
+    threads.for_each(body, 8)
+    assert helped.is_set() and threads._backoff == [0, 0]  # it did its share: no backoff

@@ -127,28 +127,46 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+# NOTE: [Starved pool]
+# Where the cores are busy (other processes, more threads than cores), a pool thread
+# runs late and does few of a call's chunks; worse, the OS can stop it while it holds
+# the GIL, and then the caller waits for it between its own chunks. So a call whose
+# pool threads did less than a quarter of its chunks makes the next calls run on the
+# caller alone: 1 call, then 2, 4, ... up to MAX_BACKOFF after successive starved
+# calls; a call where they did their share resets this. Results are the same either
+# way (the chunks do not change).
+MAX_BACKOFF = 64
+_backoff = [0, 0]           # [calls still to run alone, length of the next backoff]
+
+
 def for_each(body, n):
     """Call ``body(i)`` for every ``i`` in ``range(n)``, on this thread and the pool's.
 
     Each thread takes the next index as it gets free, so a pool thread that the OS
     does not schedule (the cores are busy: another process, the BLAS's own threads
     spinning after a matrix product) delays the call by at most the chunk it is
-    running: whatever it has not started, this thread does. Each call sees this
-    thread's context variables (NumPy's ``errstate`` is one). An exception in any
-    call is raised here once the started calls have finished.
+    running: whatever it has not started, this thread does (NOTE: [Starved pool]).
+    Each call sees this thread's context variables (NumPy's ``errstate`` is one). An
+    exception in any call is raised here once the started calls have finished.
     """
     ex = pool() if n > 1 and not getattr(_tls, "busy", False) else None
+    if ex is not None and _backoff[0] > 0:
+        _backoff[0] -= 1
+        ex = None
     if ex is None:                   # (a worker waiting on the pool could wait forever)
         for i in range(n):
             body(i)
         return
     counter = itertools.count()
     failed = []
+    mine = [0]
 
-    def work():
+    def work(own=None):
         for i in counter:            # next() on a count is atomic under the GIL
             if i >= n or failed:
                 return
+            if own is not None:
+                own[0] += 1
             try:
                 body(i)
             except BaseException:
@@ -158,11 +176,21 @@ def for_each(body, n):
     helpers = [ex.submit(contextvars.copy_context().run, work)
                for _ in range(min(_pool_size, n - 1))]
     try:
-        work()
+        work(mine)
     finally:
         for f in helpers:
             if not f.cancel():       # started: wait for its chunk (and its exception)
                 f.result()
+    _note_share(n - mine[0], n)
+
+
+def _note_share(theirs, n):
+    """Back off after a call whose pool threads did under a quarter of its chunks."""
+    if 4 * theirs >= n:
+        _backoff[1] = 0
+    else:
+        _backoff[1] = min(2 * _backoff[1], MAX_BACKOFF) or 1
+        _backoff[0] = _backoff[1]
 
 
 def chunks(n, min_chunk, max_chunks=16, align=None):
