@@ -311,8 +311,9 @@ def test_full_reductions_and_small_arrays_run_as_one_call(two_threads, monkeypat
 
 
 def test_a_starved_pool_is_left_alone_for_a_while(two_threads, monkeypatch):
-    """NOTE: [Starved pool]: calls whose pool threads did (almost) nothing make the next
-    calls run on the caller alone, for 1, 2, 4, ... calls; a good call resets it."""
+    """NOTE: [Starved pool]: calls the pool did not speed up (here its only thread is
+    busy) make the next calls run on the caller alone, for 1, 2, 4, ... calls; a call
+    it sped up resets this."""
     monkeypatch.setattr(threads, "_backoff", [0, 0])
     release = threading.Event()
     blocker = threads.pool().submit(release.wait)         # the only pool thread is busy
@@ -329,7 +330,7 @@ def test_a_starved_pool_is_left_alone_for_a_while(two_threads, monkeypatch):
     finally:
         release.set()
         blocker.result()
-    threads._note_share(4, 8)
+    threads._note_speedup(0.6, 1.0)                      # 1 s of chunks in 0.6 s: a gain
     assert threads._backoff[1] == 0
     monkeypatch.setattr(threads, "_backoff", [0, 0])
     helped = threading.Event()
@@ -341,4 +342,12 @@ def test_a_starved_pool_is_left_alone_for_a_while(two_threads, monkeypatch):
         else:
             helped.set()
     threads.for_each(body, 8)
-    assert helped.is_set() and threads._backoff == [0, 0]  # it did its share: no backoff
+    assert helped.is_set()
+
+
+def test_a_call_no_faster_than_its_chunks_cpu_time_counts_as_starved(monkeypatch):
+    monkeypatch.setattr(threads, "_backoff", [0, 0])
+    threads._note_speedup(1.0, 1.0)                      # shared, but no faster than alone
+    assert threads._backoff == [1, 1]
+    threads._note_speedup(2.0, 1.0)
+    assert threads._backoff == [2, 2]

@@ -21,10 +21,10 @@ the chunked call gives the bits of one call.
 from __future__ import annotations
 
 import contextvars
-import itertools
 import math
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -129,13 +129,15 @@ if hasattr(os, "register_at_fork"):
 
 # NOTE: [Starved pool]
 # Where the cores are busy (other processes, more threads than cores), a pool thread
-# runs late and does few of a call's chunks; worse, the OS can stop it while it holds
-# the GIL, and then the caller waits for it between its own chunks. So a call whose
-# pool threads did less than a quarter of its chunks makes the next calls run on the
-# caller alone: 1 call, then 2, 4, ... up to MAX_BACKOFF after successive starved
-# calls; a call where they did their share resets this. Results are the same either
-# way (the chunks do not change).
-MAX_BACKOFF = 64
+# runs late or slowly, and every hand-over between threads (a chunk, the GIL) waits
+# for the OS to run the other one: a chunked call can take several times what one
+# thread takes. The test is cheap: a call whose wall time is not below GAIN_NEEDED
+# times the CPU time of its chunks (``time.thread_time``, all threads added) gained
+# nothing from the pool, so the next calls run on the caller alone: 1 call, then 2,
+# 4, ... up to MAX_BACKOFF after successive such calls; a call that gained resets
+# this. Results are the same either way (the chunks do not change).
+GAIN_NEEDED = 0.9
+MAX_BACKOFF = 256
 _backoff = [0, 0]           # [calls still to run alone, length of the next backoff]
 
 
@@ -145,48 +147,90 @@ def for_each(body, n):
     Each thread takes the next index as it gets free, so a pool thread that the OS
     does not schedule (the cores are busy: another process, the BLAS's own threads
     spinning after a matrix product) delays the call by at most the chunk it is
-    running: whatever it has not started, this thread does (NOTE: [Starved pool]).
-    Each call sees this thread's context variables (NumPy's ``errstate`` is one). An
+    running: whatever it has not started, this thread does, and a pool thread that
+    starts after the last chunk was taken does nothing (NOTE: [Starved pool]). Each
+    call sees this thread's context variables (NumPy's ``errstate`` is one). An
     exception in any call is raised here once the started calls have finished.
     """
-    ex = pool() if n > 1 and not getattr(_tls, "busy", False) else None
-    if ex is not None and _backoff[0] > 0:
-        _backoff[0] -= 1
-        ex = None
-    if ex is None:                   # (a worker waiting on the pool could wait forever)
+    ex = _use_pool() if n > 1 else None
+    if ex is None:
         for i in range(n):
             body(i)
-        return
-    counter = itertools.count()
-    failed = []
-    mine = [0]
+    else:
+        _share(ex, body, n)
 
-    def work(own=None):
-        for i in counter:            # next() on a count is atomic under the GIL
-            if i >= n or failed:
-                return
-            if own is not None:
-                own[0] += 1
+
+def _use_pool():
+    """The pool for the next parallel call, or None: one thread, a pool thread asking
+    (it could wait on itself), or backing off (NOTE: [Starved pool])."""
+    if getattr(_tls, "busy", False):
+        return None
+    ex = pool()
+    if ex is not None and _backoff[0] > 0:
+        _backoff[0] -= 1
+        return None
+    return ex
+
+
+def _share(ex, body, n):
+    job = _Job(body, n)
+    t0 = time.perf_counter()
+    for _ in range(min(_pool_size, n - 1)):
+        ex.submit(contextvars.copy_context().run, job.work)
+    job.work()
+    job.wait()
+    if job.error is not None:
+        raise job.error
+    _note_speedup(time.perf_counter() - t0, job.cpu)
+
+
+class _Job:
+    """The chunks of one ``for_each`` call: a thread claims the next index and counts
+    itself running under one lock, so once the caller has claimed past the end it
+    waits only for the chunks already running."""
+
+    __slots__ = ("body", "n", "next", "running", "cond", "error", "cpu")
+
+    def __init__(self, body, n):
+        self.body, self.n, self.next, self.running = body, n, 0, 0
+        self.cond = threading.Condition(threading.Lock())
+        self.error = None
+        self.cpu = 0.0              # CPU seconds the chunks took, all threads together
+
+    def work(self):
+        """Run chunks until none is left."""
+        cond = self.cond
+        while True:
+            with cond:
+                i = self.next
+                if i >= self.n or self.error is not None:
+                    return
+                self.next = i + 1
+                self.running += 1
+            start = time.thread_time()
             try:
-                body(i)
-            except BaseException:
-                failed.append(True)
-                raise
+                self.body(i)
+            except BaseException as exc:
+                with cond:
+                    if self.error is None:
+                        self.error = exc
+            finally:
+                spent = time.thread_time() - start
+                with cond:
+                    self.cpu += spent
+                    self.running -= 1
+                    if not self.running:
+                        cond.notify_all()
 
-    helpers = [ex.submit(contextvars.copy_context().run, work)
-               for _ in range(min(_pool_size, n - 1))]
-    try:
-        work(mine)
-    finally:
-        for f in helpers:
-            if not f.cancel():       # started: wait for its chunk (and its exception)
-                f.result()
-    _note_share(n - mine[0], n)
+    def wait(self):
+        with self.cond:
+            self.cond.wait_for(lambda: not self.running)
 
 
-def _note_share(theirs, n):
-    """Back off after a call whose pool threads did under a quarter of its chunks."""
-    if 4 * theirs >= n:
+def _note_speedup(wall, cpu):
+    """Back off after a call that took at least GAIN_NEEDED of the CPU time its chunks
+    took: the pool did not make it faster than the caller alone would have been."""
+    if wall < GAIN_NEEDED * cpu:
         _backoff[1] = 0
     else:
         _backoff[1] = min(2 * _backoff[1], MAX_BACKOFF) or 1
@@ -216,17 +260,20 @@ def chunks(n, min_chunk, max_chunks=16, align=None):
 # call gives.
 def elementwise(kernel, args, composite=False):
     """``kernel(*args)`` computed in chunks on the pool; the same values as one call."""
+    ex = _use_pool()
+    if ex is None:
+        return kernel(*args)
     arrays = [a for a in args if type(a) is np.ndarray and a.ndim]
     shape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(*(a.shape for a in arrays))
     n = math.prod(shape)
-    if count() == 1 or not n:
+    if not n:
         return kernel(*args)
     size, most = (TILE, n) if composite else (CHUNK, 16)
     if all(a.shape == shape and a.flags.c_contiguous for a in arrays):
         flat = [a.reshape(-1) if type(a) is np.ndarray and a.ndim else a for a in args]
         pick = [type(a) is np.ndarray and a.ndim == 1 for a in flat]
         out = np.empty(n, _out_dtype(kernel, flat, pick))
-        _run_ranges(kernel, flat, pick, out, chunks(n, size, most), composite)
+        _run_ranges(ex, kernel, flat, pick, out, chunks(n, size, most), composite)
         return out.reshape(shape)
     rows = shape[0]
     inner = n // rows
@@ -237,7 +284,7 @@ def elementwise(kernel, args, composite=False):
     pick = [type(a) is np.ndarray and a.ndim == len(shape) and a.shape[0] == rows
             for a in args]
     out = np.empty(shape, _out_dtype(kernel, args, pick))
-    _run_ranges(kernel, args, pick, out, ranges, composite)
+    _run_ranges(ex, kernel, args, pick, out, ranges, composite)
     return out
 
 
@@ -246,7 +293,7 @@ def _out_dtype(kernel, args, pick):
     return np.asarray(kernel(*[a[:0] if p else a for a, p in zip(args, pick)])).dtype
 
 
-def _run_ranges(kernel, args, pick, out, ranges, composite):
+def _run_ranges(ex, kernel, args, pick, out, ranges, composite):
     """Run ``kernel`` on each ``(lo, hi)`` range of the first axis of its inputs."""
     def body(i):
         lo, hi = ranges[i]
@@ -255,7 +302,7 @@ def _run_ranges(kernel, args, pick, out, ranges, composite):
             out[lo:hi] = kernel(*part)
         else:
             kernel(*part, out=out[lo:hi])
-    for_each(body, len(ranges))
+    _share(ex, body, len(ranges))
 
 
 # NOTE: [Chunked reductions]
@@ -277,7 +324,8 @@ def reduction(kernel, x, axis, keepdims):
     ranges = chunks(n, max(MIN_WIDTH, CHUNK * n // max(x.size, 1)), align=1)
     if len(ranges) > 1 and ranges[-1][1] - ranges[-1][0] < MIN_WIDTH:
         ranges[-2:] = [(ranges[-2][0], n)]
-    if count() == 1 or len(ranges) < 2:
+    ex = _use_pool() if len(ranges) > 1 else None
+    if ex is None:
         return kernel(x, axis=axis, keepdims=keepdims)
     parts = [None] * len(ranges)
     lead = (slice(None),) * k
@@ -285,5 +333,5 @@ def reduction(kernel, x, axis, keepdims):
     def body(i):
         lo, hi = ranges[i]
         parts[i] = kernel(x[lead + (slice(lo, hi),)], axis=axis, keepdims=keepdims)
-    for_each(body, len(ranges))
+    _share(ex, body, len(ranges))
     return np.concatenate(parts, axis=k if keepdims else kept.index(k))
