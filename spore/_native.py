@@ -11,24 +11,27 @@ environment, every kernel takes its NumPy path, which computes the same values
 tests run both).
 
 NOTE: [Background compilation]
-``import spore`` does not import Numba. The first kernel that could use the loops
-on a float dtype (``ready(dtype)``) starts one background thread that compiles every
-loop for that dtype, with the signature each loop declares (``@jit(signature=...)``);
-until it is done, ``ready`` says no and the kernels take their NumPy paths, so the
-first training step does not wait 4-7 s for the compiler (nor 0.3-0.5 s for Numba's
-import and its disk cache, which ``cache=True`` fills: ``NUMBA_CACHE_DIR`` moves it).
-Numba's compiler is Python code: run in this process it would hold the GIL for
-seconds and stall the steps meanwhile, so the thread first has a child interpreter
-compile the loops into the disk cache, then imports Numba and loads them (Python
-hands the GIL back every COMPILE_SWITCH_INTERVAL meanwhile). Where the child cannot
-run, the thread compiles. ``SPORE_NATIVE=sync`` compiles in the first call instead
-(the test suite's setting: a test of the compiled path must not run the NumPy one).
-Results differ between the two paths only as the direct convolution's documented
-rounding does (docs/architecture.md).
+``import spore`` does not import Numba. Every loop declares the one signature its
+callers use (``@jit(signature=...)``), so all of them can be compiled for a dtype
+ahead of their first call. The first kernel that could use the loops on a float
+dtype asks ``ready(dtype)``. Where Numba's disk cache already indexes every loop (a
+machine that ran them before: ``cache=True``, ``NUMBA_CACHE_DIR`` moves it), that
+call imports Numba and loads them, 0.35-0.5 s once. Otherwise compiling them would
+stall that call for 4-7 s; instead a background thread runs a child interpreter that
+compiles them into the disk cache, and until it is done ``ready`` says no and the
+kernels take their NumPy paths; the first call after it loads them. The compiler
+runs in the child because it is Python code: in a thread of this process it would
+hold the GIL for seconds and stall the steps running meanwhile. A script that ends
+first leaves the child to finish the cache for the next run. Where the child cannot
+run, the loading call compiles what the cache lacks. ``SPORE_NATIVE=sync`` compiles
+in the first call (the test suite's setting: a test of the compiled path must not
+run the NumPy one). Results differ between the two paths only as the direct
+convolution's documented rounding does (docs/architecture.md).
 """
 from __future__ import annotations
 
 import contextlib
+import glob
 import importlib.util
 import os
 import subprocess
@@ -41,9 +44,6 @@ _installed = importlib.util.find_spec("numba") is not None
 _enabled = _installed and _MODE != "0"
 _background = _MODE != "sync"
 
-# While the compiler thread runs, Python hands the GIL over after this long (instead of
-# 5 ms) when another thread asks: a training step's ~100 kernels each re-take the GIL.
-COMPILE_SWITCH_INTERVAL = 2e-4
 CHILD_TIMEOUT = 600         # seconds the compiling child interpreter may take
 _LOOPS = []                 # every loop with a declared signature, in definition order
 _ready = {}                 # numpy dtype -> True once its loops are compiled, else False
@@ -85,23 +85,30 @@ def disabled():
 
 
 def ready(dtype):
-    """Whether the loops are compiled for ``dtype`` (a NumPy float dtype). The first
-    call starts compiling them: in a background thread (then this call and those
-    until it finishes say False) or, with ``set_background(False)``, right here."""
+    """Whether the loops are compiled for ``dtype`` (a NumPy float dtype): True once
+    they are loaded. The first call loads them here when Numba's disk cache has them
+    (or with ``set_background(False)``: compiles them here); otherwise it starts a
+    child interpreter compiling them into the cache and says False, and so do the
+    calls until the child is done; the first call after that loads them."""
     state = _ready.get(dtype)
-    if state is None:
-        with _ready_lock:
-            if dtype not in _ready:
-                _ready[dtype] = False
-                if _background:
-                    t = threading.Thread(target=_compile_all, args=(dtype,), daemon=True,
-                                         name=f"spore-numba-{dtype}")
-                    _threads[dtype] = t
-                    t.start()
-                else:
-                    _compile_all(dtype)
-        state = _ready[dtype]
-    return state
+    if state:
+        return True
+    with _ready_lock:
+        if _ready.get(dtype):
+            return True
+        if not _enabled:                     # a load failed meanwhile
+            return False
+        child = _threads.get(dtype)
+        if child is None and _background and not _cache_indexed():
+            child = _threads[dtype] = threading.Thread(
+                target=_compile_in_child, args=(dtype,), daemon=True,
+                name=f"spore-numba-{dtype}")
+            child.start()
+        if child is not None and child.is_alive():
+            _ready[dtype] = False
+            return False
+        _ready[dtype] = _load_all(dtype)
+        return _ready[dtype]
 
 
 def _after_fork_in_child():
@@ -118,32 +125,25 @@ if hasattr(os, "register_at_fork"):
 
 
 def wait(dtype, timeout=None):
-    """Block until the background compilation for ``dtype`` (if any) has finished;
-    returns ``ready(dtype)``."""
+    """Block until the background compilation for ``dtype`` (if any) has finished,
+    then load the loops; returns ``ready(dtype)``."""
     t = _threads.get(dtype)
     if t is not None:
         t.join(timeout)
-    return bool(_ready.get(dtype))
+    return ready(dtype)
 
 
-def _compile_all(dtype):
-    """Compile every declared loop for ``dtype`` (the background thread's job)."""
+def _load_all(dtype):
+    """Load every declared loop for ``dtype`` from Numba's disk cache (compiling what
+    it lacks); False, with one warning, where Numba fails."""
     loop = None
-    if _background:
-        _compile_in_child(dtype)
-    interval = sys.getswitchinterval()
-    if _background:
-        sys.setswitchinterval(min(interval, COMPILE_SWITCH_INTERVAL))
     try:
         for loop in _LOOPS:
-            loop.compile_for(dtype)          # after the child: loads its cached code
+            loop.compile_for(dtype)
     except Exception as exc:       # a broken install, or a loop Numba cannot compile
-        _disable_after(loop, exc, stacklevel=2)
-        return
-    finally:
-        if sys.getswitchinterval() == min(interval, COMPILE_SWITCH_INTERVAL):
-            sys.setswitchinterval(interval)
-    _ready[dtype] = True
+        _disable_after(loop, exc, stacklevel=3)
+        return False
+    return True
 
 
 def _compile_in_child(dtype):
@@ -160,6 +160,26 @@ def _compile_in_child(dtype):
                        stderr=subprocess.DEVNULL, check=False)
     except (OSError, subprocess.SubprocessError):
         pass
+
+
+def _cache_indexed():
+    """Whether Numba's disk cache has an index for every loop (a machine that ran them
+    before): then loading them here costs 0.3-1 s, and a child interpreter would
+    double that. Looked for where Numba puts it: under ``NUMBA_CACHE_DIR``, else in
+    ``__pycache__`` beside the loops' source. A loop cached for another dtype only
+    compiles here, slower but correct."""
+    if not _LOOPS:
+        return True
+    source = _LOOPS[0]._fn.__code__.co_filename
+    stem = os.path.splitext(os.path.basename(source))[0]
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        names = {os.path.basename(p) for p in glob.glob(
+            os.path.join(glob.escape(root), "**", stem + ".*.nbi"), recursive=True)}
+    else:
+        names = {os.path.basename(p) for p in glob.glob(os.path.join(
+            glob.escape(os.path.dirname(source)), "__pycache__", stem + ".*.nbi"))}
+    return all(any(n.startswith(f"{stem}.{loop.__name__}-") for n in names) for loop in _LOOPS)
 
 
 def compile_here(dtype):
