@@ -22,6 +22,7 @@ scalars); attributes are keywords and are static (hashable) values.
 """
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -260,7 +261,6 @@ def _largest(arrays):
 
 
 def _with_attrs(kernel, attrs):
-    import functools
     return functools.partial(kernel, **attrs)
 
 
