@@ -351,3 +351,11 @@ def test_a_call_no_faster_than_its_chunks_cpu_time_counts_as_starved(monkeypatch
     assert threads._backoff == [1, 1]
     threads._note_speedup(2.0, 1.0)
     assert threads._backoff == [2, 2]
+
+
+def test_the_executor_runs_jobs_on_the_caller_when_the_pool_is_off(monkeypatch):
+    monkeypatch.setenv("SPORE_NUM_THREADS", "1")
+    ex = threads.executor()
+    assert ex.submit(lambda a, b: a + b, 2, b=3).result() == 5
+    with pytest.raises(KeyError):
+        ex.submit(lambda: {}["x"]).result()

@@ -113,6 +113,28 @@ def pool():
     return _pool
 
 
+class _Inline:
+    """An executor that runs each job at once on the caller: what ``executor()`` gives
+    where the pool is off, so code holding a submit-and-wait plan still runs."""
+
+    def submit(self, fn, *args, **kwargs):
+        from concurrent.futures import Future
+        f = Future()
+        try:
+            f.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            f.set_exception(exc)
+        return f
+
+
+_INLINE = _Inline()
+
+
+def executor():
+    """``pool()``, or an executor running jobs on the caller where the pool is off."""
+    return pool() or _INLINE
+
+
 def _mark_worker():
     _tls.busy = True
 

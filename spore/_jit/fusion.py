@@ -172,7 +172,7 @@ def _threads():
 
 def _executor():
     """Spore's shared thread pool (NOTE: [Threads] in spore/_core/threads.py)."""
-    return threads.pool()
+    return threads.executor()
 
 
 def compile_group(group, specialize):
