@@ -31,9 +31,10 @@ import numpy as np
 MAX_THREADS = 8
 
 # Chunked elementwise kernels (NOTE: [Chunked elementwise]). Sizes below these run as
-# one call: handing a chunk to the pool and waiting for it costs 20-30 us.
-# Measured on a 2-vCPU AVX2 EPYC (float32, one call vs two chunks, median ratios):
-# see docs/architecture.md, "Threads".
+# one call: handing a chunk to the pool and waiting for it cost 20-30 us on a 2-vCPU
+# EPYC, so a kernel is chunked where one call takes about four of those (~0.1 ms):
+# tanh/exp/sigmoid of 64K float32 elements take 0.1-0.2 ms there, add/mul of 512K
+# 0.1-0.15 ms (BENCHMARKS.md, "PyNative on both cores").
 MIN_COSTLY = 1 << 16        # transcendental ufuncs (exp, tanh, erf, ...) and composites
 MIN_CHEAP = 1 << 19         # arithmetic, comparisons: bound by memory bandwidth
 ALIGN = 4096                # chunk boundaries: multiples of this many elements
