@@ -33,6 +33,14 @@ def two_threads(monkeypatch):
 
 
 @pytest.fixture
+def low_thresholds(monkeypatch):
+    """Every chunked primitive chunks from 64K elements (the real thresholds reach 4M)."""
+    for prim in P.REGISTRY.values():
+        if prim.par_min != P._NO_CHUNKS:
+            monkeypatch.setattr(prim, "par_min", 1 << 16)
+
+
+@pytest.fixture
 def spy(monkeypatch):
     """Record every chunked elementwise call."""
     calls = []
@@ -68,7 +76,7 @@ BINARY = [ops.add, ops.sub, ops.mul, ops.div, ops.maximum, ops.atan2, ops.greate
 
 
 @pytest.mark.parametrize("op", UNARY, ids=lambda f: f.__name__)
-def test_unary_chunks_give_the_bits_of_one_call(two_threads, spy, op):
+def test_unary_chunks_give_the_bits_of_one_call(two_threads, low_thresholds, spy, op):
     x = Tensor(_values((1024, 1100)))           # above every threshold, odd chunk tail
     got = op(x).asnumpy()
     assert spy, "the call ran in chunks"
@@ -78,7 +86,7 @@ def test_unary_chunks_give_the_bits_of_one_call(two_threads, spy, op):
 
 
 @pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
-def test_binary_chunks_give_the_bits_of_one_call(two_threads, spy, op):
+def test_binary_chunks_give_the_bits_of_one_call(two_threads, low_thresholds, spy, op):
     x, y = Tensor(_values((700, 1000))), Tensor(_values((700, 1000)))
     got = [op(x, y).asnumpy(), op(x, 0.7).asnumpy(), op(1.5, y).asnumpy()]
     assert len(spy) == 3
@@ -150,8 +158,9 @@ def test_no_chunks_below_the_threshold(two_threads, spy):
 
 def test_arithmetic_waits_for_larger_arrays_than_transcendentals():
     assert M.add_p.par_min == M.mul_p.par_min == threads.MIN_CHEAP
-    assert M.tanh_p.par_min == M.exp_p.par_min == M.sigmoid_p.par_min == threads.MIN_COSTLY
-    assert threads.MIN_COSTLY < threads.MIN_CHEAP
+    assert M.tanh_p.par_min == M.exp_p.par_min == threads.MIN_COSTLY
+    assert M.sigmoid_p.par_min == M.erf_p.par_min == threads.MIN_COMPOSITE
+    assert threads.MIN_COSTLY < threads.MIN_COMPOSITE < threads.MIN_CHEAP
     assert ms.ops.matmul is not None and P.REGISTRY["MatMul"].par_min == P._NO_CHUNKS
 
 
@@ -301,6 +310,7 @@ def test_reductions_keeping_an_axis_give_the_bits_of_one_call(two_threads, monke
 def test_full_reductions_and_small_arrays_run_as_one_call(two_threads, monkeypatch):
     calls = []
     monkeypatch.setattr(threads, "reduction", lambda *a: calls.append(a))
+    monkeypatch.setattr(threads, "MIN_CHEAP", 1 << 19)
     x = Tensor(_values((1024, 600)))                      # above MIN_CHEAP
     ops.sum(x)                                            # no axis kept
     ops.sum(Tensor(_values((100, 100))), 0)               # below the threshold

@@ -30,16 +30,17 @@ import numpy as np
 
 MAX_THREADS = 8
 
-# Chunked elementwise kernels (NOTE: [Chunked elementwise]). Sizes below these run as
-# one call: handing a chunk to the pool and waiting for it cost 20-30 us on a 2-vCPU
-# EPYC, so a kernel is chunked where one call takes about four of those (~0.1 ms):
-# tanh/exp/sigmoid of 64K float32 elements take 0.1-0.2 ms there, add/mul of 512K
-# 0.1-0.15 ms (BENCHMARKS.md, "PyNative on both cores").
-MIN_COSTLY = 1 << 16        # transcendental ufuncs (exp, tanh, erf, ...) and composites
-MIN_CHEAP = 1 << 19         # arithmetic, comparisons: bound by memory bandwidth
+# Chunked elementwise kernels (NOTE: [Chunked elementwise]): sizes from which a kernel
+# runs in chunks, measured on a 2-vCPU EPYC (float32, chunked vs one call in one
+# process, BENCHMARKS.md "PyNative on both cores"): tanh/exp gain from 256K elements
+# (0.53-0.78x), sigmoid's three passes from 2M (0.77-0.82x; 1.3-1.5x at 256-512K), add
+# and mul, bound by memory bandwidth, only from 4M (0.87x; 1.4-3.8x below 1M).
+MIN_COSTLY = 1 << 18        # transcendental ufuncs (exp, tanh, erf, ...)
+MIN_COMPOSITE = 1 << 21     # kernels of several passes (sigmoid, erf, rsqrt)
+MIN_CHEAP = 1 << 22         # arithmetic, comparisons, one-pass composites
 ALIGN = 4096                # chunk boundaries: multiples of this many elements
-CHUNK = 1 << 15             # smallest chunk of a ufunc (at most 16 chunks per call)
-TILE = 1 << 15              # chunks of a composite kernel (its passes stay in cache)
+CHUNK = 1 << 16             # smallest chunk of a ufunc (at most 8 chunks per call)
+TILE = 1 << 16              # chunks of a composite kernel (its passes stay in cache)
 
 _lock = threading.Lock()
 _pool = None
@@ -291,7 +292,7 @@ def elementwise(kernel, args, composite=False):
     n = math.prod(shape)
     if not n:
         return kernel(*args)
-    size, most = (TILE, n) if composite else (CHUNK, 16)
+    size, most = (TILE, n) if composite else (CHUNK, 8)
     if all(a.shape == shape and a.flags.c_contiguous for a in arrays):
         flat = [a.reshape(-1) if type(a) is np.ndarray and a.ndim else a for a in args]
         pick = [type(a) is np.ndarray and a.ndim == 1 for a in flat]

@@ -57,7 +57,8 @@ def binary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc="", c
 
 
 # NOTE: [Chunked elementwise] (spore/_core/threads.py). Ufuncs whose loops cost much
-# more than the memory traffic they make start chunking at MIN_COSTLY elements.
+# more than the memory traffic they make start chunking at MIN_COSTLY elements, the
+# others at MIN_CHEAP; kernels of several passes at MIN_COMPOSITE or MIN_CHEAP.
 _COSTLY_UFUNCS = frozenset((
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arctan2",
@@ -77,7 +78,7 @@ def _chunks(prim, chunks):
         return prim.chunked(_threads.MIN_COSTLY if costly else _threads.MIN_CHEAP)
     if chunks is None:
         return prim
-    return prim.chunked(_threads.MIN_COSTLY if chunks == "costly" else _threads.MIN_CHEAP,
+    return prim.chunked(_threads.MIN_COMPOSITE if chunks == "costly" else _threads.MIN_CHEAP,
                         composite=True)
 
 
