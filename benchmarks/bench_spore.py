@@ -23,11 +23,13 @@ import spore as ms
 from spore import nn, ops, Tensor, Parameter
 
 FW = "spore"
-MODES = ("pynative", "jit", "jit_O1")
+# pynative_cold: PyNative with an empty Numba cache (run.py gives it a fresh
+# NUMBA_CACHE_DIR), for the first-step time of a new machine
+MODES = ("pynative", "pynative_cold", "jit", "jit_O1")
 
 
 def compile_fn(fn, mode):
-    if mode == "pynative":
+    if mode in ("pynative", "pynative_cold"):
         return fn
     if not hasattr(ms, "jit"):
         raise NotImplementedError("not yet available: Graph mode (ms.jit) is not implemented")

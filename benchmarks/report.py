@@ -135,6 +135,23 @@ def compile_times(recs):
     return lines + [""]
 
 
+def first_steps(recs):
+    """Spore PyNative's first step with Numba's disk cache empty (a new machine) and warm."""
+    lines = []
+    for wl in dict.fromkeys(r["workload"] for r in recs):
+        cold = _find([r for r in recs if r["workload"] == wl], "spore", "pynative_cold")
+        warm = _find([r for r in recs if r["workload"] == wl], "spore", "pynative")
+        if cold is None or "error" in cold or warm is None or "error" in warm:
+            continue
+        lines.append(f"| {wl} | {_fmt(cold.get('first_call_ms'))} | "
+                     f"{_fmt(warm.get('first_call_ms'))} | {_fmt(warm['median_ms'])} |")
+    if not lines:
+        return []
+    return ["### First PyNative step: Numba cache empty (cold) and warm (ms)", "",
+            "| workload | first step, cold | first step, warm | later steps (median) |",
+            "|---|---|---|---|"] + lines + [""]
+
+
 def _label(fw, mode):
     return "NumPy by hand" if fw == "numpy" else f"{fw} {mode}"
 
@@ -177,7 +194,8 @@ def write_report(out_dir):
     recs = load(out_dir / "results.jsonl")
     notes = (out_dir / "notes.txt").read_text().strip() if (out_dir / "notes.txt").exists() \
         else ""
-    lines = ["# Benchmark results", ""] + summary(recs) + tables(recs) + compile_times(recs)
+    lines = ["# Benchmark results", ""] + summary(recs) + tables(recs) + compile_times(recs) \
+        + first_steps(recs)
     if notes:
         lines += ["Notes:", ""] + [f"* {n}" for n in notes.splitlines()] + [""]
     if plot(recs, out_dir / "plot.png"):

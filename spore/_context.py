@@ -257,6 +257,9 @@ def set_context(**kwargs):
             _context["jit_level"] = value.get("jit_level", "")
         if key == "enable_graph_kernel" and value:
             _context.setdefault("jit_level", "O1")
+        if key == "runtime_num_threads":
+            from ._core import threads
+            threads.set_runtime_threads(value)
     return None
 
 
@@ -455,3 +458,5 @@ def reset_for_tests():
     _auto_parallel.clear()
     _auto_parallel.update(_parallel_defaults())
     _auto_parallel_set.clear()
+    from ._core import threads
+    threads.set_runtime_threads(0)

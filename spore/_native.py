@@ -10,19 +10,45 @@ environment, every kernel takes its NumPy path, which computes the same values
 (bit for bit for the layout loops, to rounding for the direct convolution; the
 tests run both).
 
-``jit(fn)`` defers both ``import numba`` and the compilation to the first call,
-so ``import spore`` stays as fast as before; compiled code is cached on disk
-(Numba's ``cache=True``; ``NUMBA_CACHE_DIR`` moves the cache).
+NOTE: [Background compilation]
+``import spore`` does not import Numba. Every loop declares the one signature its
+callers use (``@jit(signature=...)``), so all of them can be compiled for a dtype
+ahead of their first call. The first kernel that could use the loops on a float
+dtype asks ``ready(dtype)``. Where Numba's disk cache already indexes every loop (a
+machine that ran them before: ``cache=True``, ``NUMBA_CACHE_DIR`` moves it), that
+call imports Numba and loads them, 0.35-0.5 s once. Otherwise compiling them would
+stall that call for 4-7 s; instead a background thread runs a child interpreter that
+compiles them into the disk cache, and until it is done ``ready`` says no and the
+kernels take their NumPy paths; the first call after it loads them. The compiler
+runs in the child because it is Python code: in a thread of this process it would
+hold the GIL for seconds and stall the steps running meanwhile. A script that ends
+first leaves the child to finish the cache for the next run. Where the child cannot
+run, the loading call compiles what the cache lacks. ``SPORE_NATIVE=sync`` compiles
+in the first call (the test suite's setting: a test of the compiled path must not
+run the NumPy one). Results differ between the two paths only as the direct
+convolution's documented rounding does (docs/architecture.md).
 """
 from __future__ import annotations
 
 import contextlib
+import glob
 import importlib.util
 import os
+import subprocess
+import sys
+import threading
 import warnings
 
+_MODE = os.environ.get("SPORE_NATIVE", "1").strip().lower()
 _installed = importlib.util.find_spec("numba") is not None
-_enabled = _installed and os.environ.get("SPORE_NATIVE", "1") != "0"
+_enabled = _installed and _MODE != "0"
+_background = _MODE != "sync"
+
+CHILD_TIMEOUT = 600         # seconds the compiling child interpreter may take
+_LOOPS = []                 # every loop with a declared signature, in definition order
+_ready = {}                 # numpy dtype -> True once its loops are compiled, else False
+_ready_lock = threading.Lock()
+_threads = {}               # numpy dtype -> the thread compiling its loops
 
 
 def installed():
@@ -41,6 +67,12 @@ def set_enabled(flag):
     _enabled = bool(flag) and _installed
 
 
+def set_background(flag):
+    """Compile in a background thread (True, the default) or in the first call."""
+    global _background
+    _background = bool(flag)
+
+
 @contextlib.contextmanager
 def disabled():
     """Run the NumPy paths inside the block (tests compare the two)."""
@@ -52,27 +84,164 @@ def disabled():
         set_enabled(before)
 
 
-class _Lazy:
-    """A Numba function compiled at its first call."""
+def ready(dtype):
+    """Whether the loops are compiled for ``dtype`` (a NumPy float dtype): True once
+    they are loaded. The first call loads them here when Numba's disk cache has them
+    (or with ``set_background(False)``: compiles them here); otherwise it starts a
+    child interpreter compiling them into the cache and says False, and so do the
+    calls until the child is done; the first call after that loads them."""
+    state = _ready.get(dtype)
+    if state:
+        return True
+    with _ready_lock:
+        if _ready.get(dtype):
+            return True
+        if not _enabled:                     # a load failed meanwhile
+            return False
+        child = _threads.get(dtype)
+        if child is None and _background and not _cache_indexed():
+            child = _threads[dtype] = threading.Thread(
+                target=_compile_in_child, args=(dtype,), daemon=True,
+                name=f"spore-numba-{dtype}")
+            child.start()
+        if child is not None and child.is_alive():
+            _ready[dtype] = False
+            return False
+        _ready[dtype] = _load_all(dtype)
+        return _ready[dtype]
 
-    def __init__(self, fn, fastmath=False):
+
+def _after_fork_in_child():
+    """A compilation running in the parent has no thread here: start again if asked."""
+    global _ready_lock
+    _ready_lock = threading.Lock()
+    for dtype in [d for d, done in _ready.items() if not done]:
+        del _ready[dtype]
+    _threads.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def wait(dtype, timeout=None):
+    """Block until the background compilation for ``dtype`` (if any) has finished,
+    then load the loops; returns ``ready(dtype)``."""
+    t = _threads.get(dtype)
+    if t is not None:
+        t.join(timeout)
+    return ready(dtype)
+
+
+def _load_all(dtype):
+    """Load every declared loop for ``dtype`` from Numba's disk cache (compiling what
+    it lacks); False, with one warning, where Numba fails."""
+    loop = None
+    try:
+        for loop in _LOOPS:
+            loop.compile_for(dtype)
+    except Exception as exc:       # a broken install, or a loop Numba cannot compile
+        _disable_after(loop, exc, stacklevel=3)
+        return False
+    return True
+
+
+def _compile_in_child(dtype):
+    """Run Numba's compiler in a child interpreter, which fills the disk cache: the
+    compiler is Python code, and in this process it would hold the GIL for seconds.
+    Best effort: where the child cannot run, this process compiles."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, SPORE_NATIVE="sync")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    code = "import sys; from spore import _native; _native.compile_here(sys.argv[1])"
+    try:
+        subprocess.run([sys.executable, "-c", code, str(dtype)], env=env, timeout=CHILD_TIMEOUT,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def _cache_indexed():
+    """Whether Numba's disk cache has an index for every loop (a machine that ran them
+    before): then loading them here costs 0.3-1 s, and a child interpreter would
+    double that. Looked for where Numba puts it: under ``NUMBA_CACHE_DIR``, else in
+    ``__pycache__`` beside the loops' source. A loop cached for another dtype only
+    compiles here, slower but correct."""
+    if not _LOOPS:
+        return True
+    source = _LOOPS[0]._fn.__code__.co_filename
+    stem = os.path.splitext(os.path.basename(source))[0]
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        names = {os.path.basename(p) for p in glob.glob(
+            os.path.join(glob.escape(root), "**", stem + ".*.nbi"), recursive=True)}
+    else:
+        names = {os.path.basename(p) for p in glob.glob(os.path.join(
+            glob.escape(os.path.dirname(source)), "__pycache__", stem + ".*.nbi"))}
+    return all(any(n.startswith(f"{stem}.{loop.__name__}-") for n in names) for loop in _LOOPS)
+
+
+def compile_here(dtype):
+    """Compile every declared loop for ``dtype`` in this process (the child's entry)."""
+    import numpy as np
+    from ._prims.nn import _loops  # noqa: F401  (defines the loops)
+    for loop in _LOOPS:
+        loop.compile_for(np.dtype(dtype))
+
+
+def _disable_after(loop, exc, stacklevel):
+    """Numba cannot serve: warn once, switch every kernel to its NumPy path."""
+    set_enabled(False)
+    name = getattr(loop, "__name__", "?")
+    warnings.warn(f"Spore's compiled loops are off: Numba failed on "
+                  f"'{name}' ({type(exc).__name__}: {exc}); the NumPy "
+                  f"kernels are used instead (SPORE_NATIVE=0 silences this).",
+                  RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+class _Lazy:
+    """A Numba function compiled at its first call, or ahead of it for its declared
+    signature (``compile_for``)."""
+
+    def __init__(self, fn, fastmath=False, signature=None):
         self._fn = fn
         self._fastmath = fastmath
+        self._signature = signature
+        self._dispatcher = None
         self._compiled = None
+        self._lock = threading.Lock()
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
+        if signature is not None:
+            _LOOPS.append(self)
+
+    def _numba_dispatcher(self):
+        with self._lock:
+            if self._dispatcher is None:
+                import numba
+                self._dispatcher = numba.njit(cache=True, boundscheck=False,
+                                              error_model="numpy",
+                                              fastmath=self._fastmath)(self._fn)
+            return self._dispatcher
+
+    def compile_for(self, dtype):
+        """Compile (or load from Numba's disk cache) the declared signature for the
+        float ``dtype``; later calls with those argument types run it at once."""
+        sig = "(" + self._signature.format(f=str(dtype)) + ")"
+        dispatcher = self._numba_dispatcher()
+        dispatcher.compile(sig)
+        self._compiled = dispatcher
 
     def __call__(self, *args):
         f = self._compiled
         if f is not None:
             return f(*args)
         try:
-            import numba
             from numba.core.errors import NumbaError
+            compiled = self._numba_dispatcher()
         except Exception as exc:            # a broken install: numba present, not importable
             return self._give_up(exc, args)
-        compiled = numba.njit(cache=True, boundscheck=False, error_model="numpy",
-                              fastmath=self._fastmath)(self._fn)
         try:
             out = compiled(*args)             # compiles for these argument types
         except NumbaError as exc:
@@ -81,13 +250,9 @@ class _Lazy:
         return out
 
     def _give_up(self, exc, args):
-        """Numba cannot serve: warn once, switch every kernel to its NumPy path, and
-        finish this call with the uncompiled loop (same values, just slow)."""
-        set_enabled(False)
-        warnings.warn(f"Spore's compiled loops are off: Numba failed on "
-                      f"'{self.__name__}' ({type(exc).__name__}: {exc}); the NumPy "
-                      f"kernels are used instead (SPORE_NATIVE=0 silences this).",
-                      RuntimeWarning, stacklevel=3)
+        """Warn once, switch every kernel to its NumPy path, and finish this call with
+        the uncompiled loop (same values, just slow)."""
+        _disable_after(self, exc, stacklevel=3)
         return self._fn(*args)
 
     def py_func(self, *args):
@@ -101,13 +266,15 @@ class _Lazy:
 FASTMATH_ALLOWED = frozenset({"contract", "reassoc"})
 
 
-def jit(fn=None, *, fastmath=frozenset()):
-    """``@jit`` or ``@jit(fastmath={"contract", ...})``: a loop compiled at its first call."""
+def jit(fn=None, *, fastmath=frozenset(), signature=None):
+    """``@jit`` or ``@jit(fastmath={"contract", ...}, signature="{f}[::1], int64")``: a
+    loop compiled at its first call, or with every declared loop when ``ready(dtype)``
+    is first asked (``{f}`` in the signature stands for the float type)."""
     flags = frozenset(fastmath)
     if not flags <= FASTMATH_ALLOWED:
         raise ValueError(f"fastmath flags {sorted(flags - FASTMATH_ALLOWED)} would change "
                          f"IEEE semantics; allowed: {sorted(FASTMATH_ALLOWED)}")
     options = set(flags) or False               # Numba's spelling of "no fastmath"
     if fn is None:
-        return lambda f: _Lazy(f, options)
-    return _Lazy(fn, options)
+        return lambda f: _Lazy(f, options, signature)
+    return _Lazy(fn, options, signature)

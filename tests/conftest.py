@@ -8,6 +8,7 @@ import pytest
 
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="spore-numba-"))
 os.environ.setdefault("SPORE_CACHE_DIR", tempfile.mkdtemp(prefix="spore-cache-"))  # kernels
+os.environ.setdefault("SPORE_NATIVE", "sync")   # compiled-path tests must run compiled code
 os.environ.setdefault("SPORE_JIT_VERIFY", "1")   # the IR verifier after every compiler pass
 
 from hypothesis import HealthCheck, settings  # noqa: E402

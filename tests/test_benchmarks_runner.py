@@ -67,6 +67,22 @@ def test_report_summary_ratios_and_compile_times():
     assert "| spore | jit | - | not yet available | - | - |" in compile_rows
 
 
+def test_report_shows_cold_and_warm_first_steps():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report
+        import run
+    finally:
+        sys.path.pop(0)
+    assert run.applies("W4", "spore", "pynative_cold")
+    assert not run.applies("W3", "spore", "pynative_cold")
+    recs = [_rec("spore", "pynative", "W4", 5.0, 40.0), _rec("spore", "pynative_cold", "W4",
+                                                              6.0, 900.0)]
+    rows = "\n".join(report.first_steps(recs))
+    assert "| W4 | 900 | 40.00 | 5.00 |" in rows
+    assert report.first_steps(recs[:1]) == []
+
+
 def test_import_row_measures_fresh_interpreters():
     import os
     env = dict(os.environ, SPORE_BENCH_QUICK="1")

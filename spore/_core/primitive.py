@@ -22,12 +22,14 @@ scalars); attributes are keywords and are static (hashable) values.
 """
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
 
 from .. import _dtype as D
 from . import backend as B
+from . import threads as _threads
 
 # ---------------------------------------------------------------------------
 # The handler slot
@@ -251,13 +253,25 @@ KINDS = ("elementwise", "reduce", "opaque", "view")
 EFFECTS = (None, "random", "state", "print", "check", "comm")
 
 
+_NO_CHUNKS = 1 << 62        # Primitive.par_min of kernels that never run chunked
+
+
+def _largest(arrays):
+    return max((a.size for a in arrays if type(a) is _ndarray), default=0)
+
+
+def _with_attrs(kernel, attrs):
+    return functools.partial(kernel, **attrs)
+
+
 class Primitive:
     """One primitive operation (see NOTE: [Primitive])."""
 
     __slots__ = ("name", "kind", "effect", "infer", "grad", "grad_inputs", "grad_output",
                  "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
                  "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "writes",
-                 "aliases", "returns_input", "specializer", "batch", "__weakref__")
+                 "aliases", "returns_input", "specializer", "batch", "par_min",
+                 "par_composite", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
                  multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
@@ -302,6 +316,10 @@ class Primitive:
         # batch(size, attrs, values, dims) -> (out, out dims) or None: the vmap rule
         # (spore/_autodiff/vmap.py, NOTE: [Batching]); None means the loop fallback
         self.batch = None
+        # NOTE: [Chunked elementwise] (spore/_core/threads.py): eager calls on arrays of at
+        # least ``par_min`` elements run chunked on the thread pool (``parallel``)
+        self.par_min = _NO_CHUNKS
+        self.par_composite = False
         self._factory = make
         self._kernels = {}
         self._cpu = make(np)
@@ -344,6 +362,21 @@ class Primitive:
         returning None hands the call to the loop fallback."""
         self.batch = rule
         return rule
+
+    def chunked(self, min_elements, composite=False):
+        """Let eager calls on ``min_elements`` or more run chunked on the thread pool
+        (elementwise kernels only: each output element from the same input elements).
+        ``composite``: the kernel makes several passes and has no ``out=``."""
+        if self.kind != "elementwise":
+            raise ValueError(f"primitive {self.name!r} is not elementwise")
+        self.par_min = int(min_elements)
+        self.par_composite = composite
+        return self
+
+    def parallel(self, arrays, attrs):
+        """The CPU kernel on ``arrays`` in chunks (the same values as one call)."""
+        kernel = self._cpu if not attrs else _with_attrs(self._cpu, attrs)
+        return _threads.elementwise(kernel, arrays, self.par_composite)
 
     def returns_written_input(self):
         """Make eager calls return the input Tensor they wrote into, the same object
@@ -389,7 +422,10 @@ class Primitive:
                             and self.policy(self, a.dtype) is a.dtype:
                         # _fast inlined: the commonest op call (W0: ~5% of its time)
                         try:
-                            out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
+                            if a.size >= self.par_min:
+                                out = self.parallel((a, b), attrs)
+                            else:
+                                out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
                         except Exception as e:
                             raise self._explain(e, (a, b), attrs) from None
                         t = _Tensor.__new__(_Tensor)
@@ -407,7 +443,10 @@ class Primitive:
 
     def _fast(self, a, b, attrs):
         try:
-            out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
+            if (a if type(a) is _ndarray else b).size >= self.par_min:
+                out = self.parallel((a, b), attrs)
+            else:
+                out = self._cpu(a, b, **attrs) if attrs else self._cpu(a, b)
         except Exception as e:
             raise self._explain(e, (a, b), attrs) from None
         t = _Tensor.__new__(_Tensor)
@@ -422,7 +461,10 @@ class Primitive:
             a = x._data
             if type(a) is _ndarray and self.policy(self, a.dtype) is a.dtype:
                 try:
-                    out = self._cpu(a, **attrs) if attrs else self._cpu(a)
+                    if a.size >= self.par_min:
+                        out = self.parallel((a,), attrs)
+                    else:
+                        out = self._cpu(a, **attrs) if attrs else self._cpu(a)
                 except Exception as e:
                     raise self._explain(e, (a,), attrs) from None
                 t = _Tensor.__new__(_Tensor)
@@ -440,7 +482,11 @@ class Primitive:
             backend = _backend_of(arrays)
             kernel = self._cpu if backend is B.CPU else self.kernel(backend)
         try:
-            out = kernel(*arrays, **attrs)
+            if kernel is self._cpu and self.par_min is not _NO_CHUNKS \
+                    and _largest(arrays) >= self.par_min:
+                out = self.parallel(arrays, attrs)
+            else:
+                out = kernel(*arrays, **attrs)
         except Exception as e:
             raise self._explain(e, arrays, attrs) from None
         if self.multiple_results:

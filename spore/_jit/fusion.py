@@ -18,11 +18,11 @@ ops it fused, which the dump shows, and the code generator decides how to run it
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 
 from .._core import primitive as P
+from .._core import threads
 from .._core.aval import ShapedArray
 from . import kernelgen
 from .ir import Graph, Node, Value
@@ -166,23 +166,13 @@ def _group_node(run, shape, users, keep, end):
 
 
 # --------------------------------------------------------------------------- execution
-_pool = None
-
-
 def _threads():
-    n = os.environ.get("SPORE_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
-    try:
-        return max(1, min(int(n), os.cpu_count() or 1)) if n else min(2, os.cpu_count() or 1)
-    except ValueError:
-        return 1
+    return threads.count()
 
 
 def _executor():
-    global _pool
-    if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="spore-fused")
-    return _pool
+    """Spore's shared thread pool (NOTE: [Threads] in spore/_core/threads.py)."""
+    return threads.executor()
 
 
 def compile_group(group, specialize):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._core import primitive as P
+from .._core import threads as _threads
 from .._core.aval import ShapedArray, is_scalar, shape_of
 
 Primitive = P.Primitive
@@ -43,16 +44,42 @@ def _bind_infer(prim, rule):
     return prim
 
 
-def unary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc=""):
+def unary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc="", chunks="auto"):
     p = Primitive(name, make, kind="elementwise", policy=policy, n_inputs=1,
                   nondiff=nondiff, doc=doc)
-    return _bind_infer(p, elementwise_infer(out_dtype))
+    return _chunks(_bind_infer(p, elementwise_infer(out_dtype)), chunks)
 
 
-def binary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc=""):
+def binary(name, make, policy="all", *, out_dtype=None, nondiff=False, doc="", chunks="auto"):
     p = Primitive(name, make, kind="elementwise", policy=policy, n_inputs=2,
                   nondiff=nondiff, doc=doc)
-    return _bind_infer(p, elementwise_infer(out_dtype))
+    return _chunks(_bind_infer(p, elementwise_infer(out_dtype)), chunks)
+
+
+# NOTE: [Chunked elementwise] (spore/_core/threads.py). Ufuncs whose loops cost much
+# more than the memory traffic they make start chunking at MIN_COSTLY elements, the
+# others at MIN_CHEAP; kernels of several passes at MIN_COMPOSITE or MIN_CHEAP.
+_COSTLY_UFUNCS = frozenset((
+    "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
+    "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arctan2",
+    "hypot", "power", "float_power", "cbrt", "fmod", "floor_divide", "sqrt",
+    "reciprocal", "divide", "remainder"))
+
+
+def _chunks(prim, chunks):
+    """Declare how eager calls of an elementwise primitive run on the thread pool:
+    ``"auto"`` (ufunc kernels: by their cost; other kernels: never), ``"cheap"`` or
+    ``"costly"`` (a kernel of several passes, without ``out=``), or None (never)."""
+    kernel = prim._cpu
+    if chunks == "auto":
+        if not isinstance(kernel, np.ufunc) or kernel.nout != 1:
+            return prim
+        costly = kernel.__name__ in _COSTLY_UFUNCS
+        return prim.chunked(_threads.MIN_COSTLY if costly else _threads.MIN_CHEAP)
+    if chunks is None:
+        return prim
+    return prim.chunked(_threads.MIN_COMPOSITE if chunks == "costly" else _threads.MIN_CHEAP,
+                        composite=True)
 
 
 def ufunc(fname):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ._base import binary, unary, ufunc, grad_for, np_dtype, dtype_name
 from .._core import primitive as P
+from .._core.threads import MIN_CHEAP
 from .._core.aval import ShapedArray, shape_of
 
 
@@ -190,10 +191,10 @@ def _keep_int(fname):
     return make
 
 
-floor_p = unary("Floor", _keep_int("floor"), nondiff=True)
-ceil_p = unary("Ceil", _keep_int("ceil"), nondiff=True)
-round_p = unary("Round", _keep_int("rint"), nondiff=True)
-trunc_p = unary("Trunc", _keep_int("trunc"), nondiff=True)
+floor_p = unary("Floor", _keep_int("floor"), nondiff=True, chunks="cheap")
+ceil_p = unary("Ceil", _keep_int("ceil"), nondiff=True, chunks="cheap")
+round_p = unary("Round", _keep_int("rint"), nondiff=True, chunks="cheap")
+trunc_p = unary("Trunc", _keep_int("trunc"), nondiff=True, chunks="cheap")
 
 
 def _make_rsqrt(xp):
@@ -203,7 +204,7 @@ def _make_rsqrt(xp):
     return rsqrt
 
 
-rsqrt_p = unary("Rsqrt", _make_rsqrt, "int_to_float")
+rsqrt_p = unary("Rsqrt", _make_rsqrt, "int_to_float", chunks="costly")
 
 
 def _make_sigmoid(xp):
@@ -229,7 +230,7 @@ def _make_sigmoid(xp):
     return sigmoid
 
 
-sigmoid_p = unary("Sigmoid", _make_sigmoid, "int_to_float")
+sigmoid_p = unary("Sigmoid", _make_sigmoid, "int_to_float", chunks="costly")
 
 
 def _make_relu(xp):
@@ -238,7 +239,7 @@ def _make_relu(xp):
     return relu
 
 
-relu_p = unary("ReLU", _make_relu)
+relu_p = unary("ReLU", _make_relu, chunks="cheap")
 
 
 def _erf_numpy(x):
@@ -275,8 +276,8 @@ def _make_erfc(xp):
     return erfc
 
 
-erf_p = unary("Erf", _make_erf, "int_to_float")
-erfc_p = unary("Erfc", _make_erfc, "int_to_float")
+erf_p = unary("Erf", _make_erf, "int_to_float", chunks="costly")
+erfc_p = unary("Erfc", _make_erfc, "int_to_float", chunks="costly")
 
 
 def _make_nan_to_num(xp):
@@ -285,7 +286,7 @@ def _make_nan_to_num(xp):
     return nan_to_num
 
 
-nan_to_num_p = unary("NanToNum", _make_nan_to_num)
+nan_to_num_p = unary("NanToNum", _make_nan_to_num, chunks="cheap")
 
 
 # ----------------------------------------------------------------- fused activation gradients
@@ -303,8 +304,8 @@ def _make_relu_grad(xp):
     return relu_grad
 
 
-tanh_grad_p = binary("TanhGrad", _make_tanh_grad, "float")
-relu_grad_p = binary("ReluGrad", _make_relu_grad)
+tanh_grad_p = binary("TanhGrad", _make_tanh_grad, "float", chunks="cheap")
+relu_grad_p = binary("ReluGrad", _make_relu_grad, chunks="cheap")
 
 
 @tanh_grad_p.def_grad(inputs=(0, 1), needed=True)
@@ -403,7 +404,7 @@ def _where_prepare(args):
 
 
 where_p = P.Primitive("Select", _make_where, kind="elementwise", n_inputs=3, infer=_where_infer,
-                      prepare=_where_prepare)
+                      prepare=_where_prepare).chunked(MIN_CHEAP, composite=True)
 
 
 @where_p.def_grad(inputs=(0,))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._core import primitive as P
+from .._core import threads as _threads
 from .._core.aval import ShapedArray
 from ._base import dtype_name, grad_for, np_dtype
 
@@ -80,6 +81,18 @@ def _check_axes(name, axis, ndim):
                              "input.")
 
 
+def _float_reduce(xp, f, x, axis, keepdims):
+    """``f(x, axis=axis, keepdims=keepdims)`` for a float ``x``: half precision accumulates
+    in float32; large NumPy arrays reduce in chunks on the thread pool when some axis
+    is kept (NOTE: [Chunked reductions] in spore/_core/threads.py: the same bits)."""
+    if x.dtype in _HALF:
+        return _accumulate_in_float32(xp, x, lambda v: f(v, axis=axis, keepdims=keepdims))
+    if xp is np and type(axis) is tuple and len(axis) < x.ndim \
+            and x.size >= _threads.MIN_CHEAP and x.dtype.kind == "f":
+        return _threads.reduction(f, x, axis, keepdims)
+    return f(x, axis=axis, keepdims=keepdims)
+
+
 def _accumulate_in_float32(xp, x, fn):
     """Run ``fn`` on half-precision ``x`` in float32 and round the result back."""
     if x.dtype in _HALF:
@@ -128,8 +141,7 @@ def _make_sum(xp):
             dtype = _INT64
         if dtype is not None:
             return xp.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
-        return _accumulate_in_float32(
-            xp, x, lambda v: xp.sum(v, axis=axis, keepdims=keepdims))
+        return _float_reduce(xp, xp.sum, x, axis, keepdims)
     return sum_
 
 
@@ -142,8 +154,7 @@ def _make_mean(xp):
             n = max(reduced_count(x.shape, axis), 1)
             q = xp.abs(s) // n
             return xp.asarray(xp.where(s < 0, -q, q)).astype(x.dtype)
-        return _accumulate_in_float32(
-            xp, x, lambda v: xp.mean(v, axis=axis, keepdims=keepdims))
+        return _float_reduce(xp, xp.mean, x, axis, keepdims)
     return mean
 
 
@@ -151,17 +162,24 @@ def _make_prod(xp):
     def prod(x, axis=None, keepdims=False):
         if x.dtype.kind in "biu":
             return xp.prod(x, axis=axis, keepdims=keepdims, dtype=_INT64)
-        return _accumulate_in_float32(
-            xp, x, lambda v: xp.prod(v, axis=axis, keepdims=keepdims))
+        return _float_reduce(xp, xp.prod, x, axis, keepdims)
     return prod
 
 
 def _make_amax(xp):
-    return lambda x, axis=None, keepdims=False: xp.max(x, axis=axis, keepdims=keepdims)
+    def amax(x, axis=None, keepdims=False):
+        if x.dtype.kind == "f" and x.dtype not in _HALF:
+            return _float_reduce(xp, xp.max, x, axis, keepdims)
+        return xp.max(x, axis=axis, keepdims=keepdims)
+    return amax
 
 
 def _make_amin(xp):
-    return lambda x, axis=None, keepdims=False: xp.min(x, axis=axis, keepdims=keepdims)
+    def amin(x, axis=None, keepdims=False):
+        if x.dtype.kind == "f" and x.dtype not in _HALF:
+            return _float_reduce(xp, xp.min, x, axis, keepdims)
+        return xp.min(x, axis=axis, keepdims=keepdims)
+    return amin
 
 
 def _make_all(xp):

@@ -334,3 +334,69 @@ def test_a_numba_failure_falls_back_to_numpy_with_one_warning(monkeypatch):
         _native.set_enabled(True)
     np.testing.assert_array_equal(y, [7, 4])
     np.testing.assert_array_equal(won, [2, 2])
+
+
+# ----------------------------------------------------------------- background compilation
+def test_declared_signatures_are_the_ones_the_kernels_call():
+    """Compiling ahead (NOTE: [Background compilation]) compiles each loop's declared
+    signature: every call the kernels make must match it, or it would compile again in
+    the caller. After the conv cases, a training step and pooling in both dtypes, each
+    loop holds only its declared signatures."""
+    from numba.core import sigutils
+    for dtype in FLOATS:
+        assert _native.ready(np.dtype(dtype))
+        test_conv_kernels_match_numpy_path(CONV_CASES[0], dtype)
+        test_conv_kernels_match_numpy_path(CONV_CASES[-2], dtype)
+        test_max_pool_layer_forward_and_gradient_agree_across_paths(dtype)
+    test_conv_layer_training_gradients_agree_across_paths()
+    for loop in _native._LOOPS:
+        declared = {sigutils.normalize_signature(
+            "(" + loop._signature.format(f=np.dtype(d).name) + ")")[0] for d in FLOATS}
+        assert set(loop._compiled.signatures) == declared, loop.__name__
+
+
+_COLD_START = """
+import numpy as np, spore as ms
+from spore import _native, ops, Tensor
+from spore._prims.nn import _loops
+rng = np.random.default_rng(0)
+x = Tensor(rng.standard_normal((4, 1, 20, 20)).astype(np.float32))
+w = Tensor(rng.standard_normal((6, 1, 5, 5)).astype(np.float32))
+f32 = np.dtype(np.float32)
+indexed_before = _native._cache_indexed()
+first_ready = _native.ready(f32)                  # starts the compiler, answers at once
+y_first = ops.conv2d(x, w).asnumpy()
+with _native.disabled():
+    y_numpy = ops.conv2d(x, w).asnumpy()
+ok = _native.wait(f32, 600)
+y_compiled = ops.conv2d(x, w).asnumpy()
+scale = np.abs(y_numpy).max()
+print(indexed_before, _native._cache_indexed(), first_ready, ok,
+      _loops.correlate_rows._compiled is not None,
+      np.array_equal(y_first, y_numpy),
+      bool(np.allclose(y_compiled, y_numpy, rtol=2e-5, atol=2e-5 * scale)))
+"""
+
+
+def test_cold_start_serves_numpy_while_the_loops_compile(tmp_path):
+    """With an empty Numba cache, the first calls take the NumPy path at once while a
+    background thread (and its child interpreter) compiles; then the loops run, giving
+    the NumPy path's values to the direct convolution's rounding."""
+    env = dict(os.environ, SPORE_NATIVE="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", _COLD_START], capture_output=True, text=True,
+                         env=env, check=True, timeout=900).stdout.split()
+    assert out == ["False", "True", "False", "True", "True", "True", "True"]
+    assert any(tmp_path.rglob("*.nbi")), "the child filled the disk cache"
+
+
+def test_synchronous_mode_compiles_in_the_first_call():
+    assert not _native._background                    # the suite's SPORE_NATIVE=sync
+    assert _native.ready(np.dtype(np.float32)) is True
+
+
+def test_a_fork_during_compilation_starts_again_in_the_child(monkeypatch):
+    f16 = np.dtype(np.float16)                        # never compiled: a stand-in state
+    monkeypatch.setitem(_native._ready, f16, False)
+    monkeypatch.setitem(_native._ready, np.dtype(np.float64), True)
+    _native._after_fork_in_child()
+    assert f16 not in _native._ready and _native._ready[np.dtype(np.float64)] is True

@@ -8,6 +8,10 @@ the exception: NOTE: [Direct convolution]). They take C-contiguous arrays and wr
 ``out`` arrays the caller allocates. Inner loops run over 1-D slices, the form
 Numba vectorises; index arithmetic on many-dimensional arrays is several times
 slower here. The kernels call them only where ``usable`` says so.
+
+Every loop declares the one signature its callers use (``{f}``: the float type), so
+all of them compile for a dtype ahead of their first use, in the background, while
+the NumPy paths serve (NOTE: [Background compilation] in spore/_native.py).
 """
 from __future__ import annotations
 
@@ -20,11 +24,16 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))   # the dtypes the loops c
 
 
 def usable(xp, dtype):
-    """Whether a NumPy-backend kernel on ``dtype`` data should call the loops now."""
-    return xp is np and _native.enabled() and np.dtype(dtype) in FLOATS
+    """Whether a NumPy-backend kernel on ``dtype`` data should call the loops now: they
+    are on and compiled for ``dtype`` (the first call starts compiling them, in the
+    background unless ``SPORE_NATIVE=sync``: NOTE: [Background compilation])."""
+    if xp is not np or not _native.enabled():
+        return False
+    dtype = np.dtype(dtype)
+    return dtype in FLOATS and _native.ready(dtype)
 
 
-@jit
+@jit(signature="{f}[::1], int64, int64, {f}[::1], int8[::1]")
 def max_pool_2x2(x, h, w, y, won):
     """2x2 max pooling with stride 2 over flattened (P, h, w) planes.
 
@@ -62,7 +71,7 @@ def max_pool_2x2(x, h, w, y, won):
                 wr[q] = np.int8(3) if nan else k
 
 
-@jit
+@jit(signature="{f}[::1], int8[::1], int64, int64, {f}[::1]")
 def max_scatter_2x2(dy, won, h, w, dx):
     """The gradient of max_pool_2x2: ``dy`` times (tap == winner) at every tap, the
     products the taps version's ``dy * (won == k)`` makes (NaN * 0 included).
@@ -86,7 +95,7 @@ def max_scatter_2x2(dy, won, h, w, dx):
                 bottom[2 * q + 1] = g[q] * (k[q] == 3)
 
 
-@jit
+@jit(signature="{f}[:, :, :, ::1], int64, int64, boolean, {f}[:, :, ::1]")
 def im2col_rows(x, kh, kw, batch_inner, cols):
     """Row-layout columns (NOTE: [im2col layouts]) of the contiguous (N, C, H, W) ``x``:
     ``cols[n, (c*kh + i)*kw + j, p] = x[n, c].flat[i*W + j + p]``, or with
@@ -105,7 +114,7 @@ def im2col_rows(x, kh, kw, batch_inner, cols):
                         dst[p] = src[p]
 
 
-@jit
+@jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
 def crop_rows(y, row, bias, add_bias, out):
     """``out[n, o, r, q] = y[n, o, r*row + q] (+ bias[o])``: the row-layout GEMM output
     ``y`` (N, O, L) in NCHW order without its wasted columns."""
@@ -124,7 +133,7 @@ def crop_rows(y, row, bias, add_bias, out):
                         dst[q] = src[q]
 
 
-@jit
+@jit(signature="{f}[:, :, :, ::1], int64, {f}[:, :, :, ::1]")
 def pad_rows(dy, row, out):
     """``out`` (N, O, OH, row): ``dy`` (N, O, OH, OW) with zeros in columns OW..row-1
     (the inverse of crop_rows)."""
@@ -141,7 +150,7 @@ def pad_rows(dy, row, out):
                     dst[q] = zero
 
 
-@jit
+@jit(signature="{f}[:, :, :, ::1], int64, {f}[:, :, ::1]")
 def rows_by_position(dy, row, out):
     """``out`` (N, L, O): ``dy`` (N, O, OH, OW) in the row layout with the channel
     innermost, ``out[n, r*row + q, o] = dy[n, o, r, q]`` and zeros in the wasted
@@ -173,7 +182,8 @@ def rows_by_position(dy, row, out):
 # keeps loads per multiply-add low. Sums are taken in tap order with fused
 # multiply-adds (and the filter gradient's per-position sums reordered into
 # vector lanes), so values differ from the GEMM's in the last bits only.
-@jit(fastmath={"contract"})
+@jit(fastmath={"contract"},
+     signature="{f}[:, :, ::1], int64[::1], {f}[:, :, ::1], int64, {f}[:, :, ::1]")
 def correlate_rows(x, offs, w, length, out):
     """``out[n, o, p] = sum over c, t of w[o, c, t] * x[n, c, offs[t] + p]``, p < length.
 
@@ -216,7 +226,8 @@ def correlate_rows(x, offs, w, length, out):
                     t += 1
 
 
-@jit(fastmath={"contract", "reassoc"})
+@jit(fastmath={"contract", "reassoc"},
+     signature="{f}[:, :, ::1], {f}[:, :, ::1], int64[::1], int64, {f}[:, :, ::1]")
 def correlate_rows_filter_grad(x, dy, offs, length, dw):
     """``dw[o, c, t] = sum over n, p < length of dy[n, o, p] * x[n, c, offs[t] + p]``:
     the filter gradient of correlate_rows (``dy`` in the row layout, zeros in its
@@ -274,7 +285,7 @@ def correlate_rows_filter_grad(x, dy, offs, length, dw):
                     t += 1
 
 
-@jit
+@jit(signature="{f}[:, :, :, ::1], int64, {f}[:, ::1]")
 def batch_inner_rows(a, row, out):
     """``out[c, (h*row + w)*N + n] = a[n, c, h, w]``, zeros in columns W..row-1: the
     (N, C, H, W) array ``a`` with the batch innermost, in ``row``-wide rows (the
@@ -295,7 +306,7 @@ def batch_inner_rows(a, row, out):
                     d[q * n_] = s[q]
 
 
-@jit
+@jit(signature="{f}[:, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
 def crop_batch_inner(y, row, bias, add_bias, out):
     """``out[n, o, r, q] = y[o, (r*row + q)*N + n] (+ bias[o])``: the inverse of
     batch_inner_rows, for the batch-inner direct convolution's output."""

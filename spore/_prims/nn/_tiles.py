@@ -4,40 +4,17 @@ NOTE: [Row tiles]
 A softmax or layer norm makes several passes over its data (max, exp, sum,
 scale). Running every pass on one block of rows while the block is in cache
 turns them into about one trip to memory, and NumPy releases the GIL inside
-its loops, so blocks run in parallel. Block boundaries depend only on the
+its loops, so blocks run in parallel on Spore's thread pool (spore/_core/threads.py). Block boundaries depend only on the
 shape, never on the thread count, so results are identical on every machine.
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
+
+from ..._core import threads
 
 TILE_ELEMS = 1 << 17        # elements per block (512 KiB of float32): a few fit in L2
 MIN_PARALLEL_BLOCKS = 4     # below this, threads cost more than they save
-
-
-def _thread_count():
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
-
-
-THREADS = _thread_count()
-_pool = None
-_pool_pid = None
-
-
-def _get_pool():
-    """The worker pool (re-created in a forked child, whose copy has no threads)."""
-    global _pool, _pool_pid
-    if _pool is None or _pool_pid != os.getpid():
-        _pool = ThreadPoolExecutor(THREADS - 1, thread_name_prefix="spore-tiles")
-        _pool_pid = os.getpid()
-    return _pool
 
 
 def row_blocks(n_rows, row_len):
@@ -47,24 +24,13 @@ def row_blocks(n_rows, row_len):
 
 
 def run_blocks(body, blocks):
-    """Call ``body(i, lo, hi)`` for every block; blocks are shared out among threads."""
-    if THREADS == 1 or len(blocks) < MIN_PARALLEL_BLOCKS:
+    """Call ``body(i, lo, hi)`` for every block, on Spore's thread pool (NOTE: [Threads]:
+    each thread takes the next block as it gets free)."""
+    if len(blocks) < MIN_PARALLEL_BLOCKS:
         for i, (lo, hi) in enumerate(blocks):
             body(i, lo, hi)
         return
-    numbered = list(enumerate(blocks))
-    share = -(-len(numbered) // THREADS)
-    parts = [numbered[k:k + share] for k in range(0, len(numbered), share)]
-    pool = _get_pool()
-    futures = [pool.submit(_run_part, body, part) for part in parts[1:]]
-    _run_part(body, parts[0])
-    for f in futures:
-        f.result()
-
-
-def _run_part(body, part):
-    for i, (lo, hi) in part:
-        body(i, lo, hi)
+    threads.for_each(lambda i: body(i, *blocks[i]), len(blocks))
 
 
 def map_rows(xp, block, out, *arrays):

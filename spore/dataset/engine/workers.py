@@ -30,6 +30,8 @@ _installed_job = None
 
 def _install(job_bytes):
     global _installed_job
+    from ..._core import threads
+    threads.set_worker_process()      # the parent runs one worker per core already
     _installed_job = pickle.loads(job_bytes)
 
 
