@@ -85,6 +85,15 @@ def specialize(node, glob, name):
             elif isinstance(x, Value) and x.aval.dtype != compute:
                 casts.append((i, compute))
     fn = functools.partial(kernel, **attrs) if attrs else kernel
+    if isinstance(fn, np.ufunc) and prim.policy is not None:
+        # a bare ufunc takes a 0-d array of the compute dtype faster than the Python
+        # scalar it stands for (no weak-scalar conversion per call), with the same bits
+        for i, x in enumerate(inputs):
+            if isinstance(x, _SCALARS):
+                try:
+                    inputs[i] = np.asarray(x, dtype=compute)
+                except (OverflowError, ValueError):
+                    pass                 # out of the dtype's range: NumPy says so at run time
     return fn, inputs, casts
 
 
