@@ -36,16 +36,23 @@ UNARY = [ops.tanh, ops.sigmoid, ops.exp, ops.abs, ops.neg, ops.relu, ops.square,
 BINARY = [ops.add, ops.mul, ops.sub, ops.maximum, ops.minimum]
 
 
+def program_fn(program, unary, binary):
+    """``f(a, b, s)`` running a random elementwise program: each step applies a unary op
+    to an earlier value and combines it with the last value or the scalar ``s``."""
+    def f(a, b, s):
+        vals = [a, b]
+        for u, bi, pick in program:
+            x = unary[u](vals[pick % len(vals)])
+            vals.append(binary[bi](x, vals[-1] if pick % 2 else s))
+        return vals[-1], vals[len(vals) // 2]      # an escaping intermediate too
+    return f
+
+
 @given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1),
                           st.integers(0, 3)), min_size=2, max_size=12),
        st.sampled_from([(64, 100), (5000,), (3, 40, 50)]))
 def test_random_elementwise_graphs_fuse_to_the_same_numbers(program, shape):
-    def f(a, b, s):
-        vals = [a, b]
-        for u, bi, pick in program:
-            x = UNARY[u](vals[pick % len(vals)])
-            vals.append(BINARY[bi](x, vals[-1] if pick % 2 else s))
-        return vals[-1], vals[len(vals) // 2]      # an escaping intermediate too
+    f = program_fn(program, UNARY, BINARY)
     rng = np.random.default_rng(1)
     a, b = (Tensor(rng.standard_normal(shape).astype(np.float32)) for _ in range(2))
     s = Tensor(np.float32(0.3))

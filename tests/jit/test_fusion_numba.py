@@ -12,6 +12,7 @@ from hypothesis import given, strategies as st
 import spore as ms
 from spore import nn, ops, Tensor, _native
 from spore._jit import fusion, kernelgen
+from tests.jit.test_fusion import program_fn
 
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
 
@@ -96,12 +97,7 @@ BINARY = [ops.add, ops.mul, ops.sub, ops.maximum, ops.minimum,
        st.sampled_from([(64, 100), (5000,), (3, 40, 50), (300,)]),
        st.sampled_from([np.float32, np.float64]))
 def test_random_elementwise_graphs_match_the_unfused_graph(program, shape, dtype):
-    def f(a, b, s):
-        vals = [a, b]
-        for u, bi, pick in program:
-            x = UNARY[u](vals[pick % len(vals)])
-            vals.append(BINARY[bi](x, vals[-1] if pick % 2 else s))
-        return vals[-1], vals[len(vals) // 2]      # an escaping intermediate too
+    f = program_fn(program, UNARY, BINARY)
     rng = np.random.default_rng(1)
     a, b = (Tensor(rng.standard_normal(shape).astype(dtype)) for _ in range(2))
     s = Tensor(dtype(0.3))
