@@ -45,8 +45,9 @@ def of_array(arr) -> Backend:
         for t, b in _BY_ARRAY_TYPE.items():
             if isinstance(arr, t):
                 return b
-        if hasattr(arr, "__array__") and hasattr(arr, "shape") and -1 in arr.shape:
-            arr.__array__()          # a dynamic-shape declaration: MindSpore's ValueError
+        refuse = getattr(type(arr), "refuse_host_read", None)
+        if refuse is not None:       # a value without data (a dynamic-shape declaration)
+            refuse(arr, "an op")
         raise TypeError(f"no Spore backend handles arrays of type {type(arr).__name__}") from None
 
 

@@ -79,22 +79,25 @@ def specialize(node, glob, name):
     casts = []
     if prim.policy is not None:
         compute, has_strong = prim.policy_dtype(items)
+        bare_ufunc = isinstance(kernel, np.ufunc) and not attrs
         for i, x in enumerate(inputs):
             if isinstance(x, _SCALARS):
                 inputs[i] = P.convert_scalar(x, compute, has_strong, np)
+                if bare_ufunc:
+                    inputs[i] = _zero_d(inputs[i], compute)
             elif isinstance(x, Value) and x.aval.dtype != compute:
                 casts.append((i, compute))
     fn = functools.partial(kernel, **attrs) if attrs else kernel
-    if isinstance(fn, np.ufunc) and prim.policy is not None:
-        # a bare ufunc takes a 0-d array of the compute dtype faster than the Python
-        # scalar it stands for (no weak-scalar conversion per call), with the same bits
-        for i, x in enumerate(inputs):
-            if isinstance(x, _SCALARS):
-                try:
-                    inputs[i] = np.asarray(x, dtype=compute)
-                except (OverflowError, ValueError):
-                    pass                 # out of the dtype's range: NumPy says so at run time
     return fn, inputs, casts
+
+
+def _zero_d(x, dtype):
+    """A scalar operand of a bare ufunc as a 0-d array of the compute dtype: taken faster
+    than the Python scalar (no weak-scalar conversion per call), with the same bits."""
+    try:
+        return np.asarray(x, dtype=dtype)
+    except (OverflowError, ValueError):
+        return x                 # out of the dtype's range: NumPy says so at run time
 
 
 class Compiled:
