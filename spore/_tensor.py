@@ -40,6 +40,10 @@ class Tensor:
                  device=None, **kwargs):
         self._tape_ref = None
         self._data = _make_array(input_data, dtype, shape, init)
+        if _P._scopes and type(self._data) is np.ndarray:
+            cap = _P.active_capture()
+            if cap is not None:
+                cap.note_created(self)
 
     # ------------------------------------------------------------------ attributes
     @property

@@ -260,6 +260,11 @@ def is_recording():
     return bool(_active())
 
 
+def active_tapes():
+    """The tapes recording now, innermost last (more than one: a higher-order gradient)."""
+    return tuple(_active())
+
+
 class suspended:
     """No tape records for the duration of a ``with`` (a graph capture inside a gradient
     computation records its own tapes; the outer ones see one compiled call instead)."""

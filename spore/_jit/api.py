@@ -215,6 +215,7 @@ class JitFunction:
         self._call_infos = {}      # spec -> the jitcall.CallInfo of its entry (under a tape)
         self._warned = False
         self._keys_seen = []
+        self.silent_trace = False  # a joint graph's trace: its forward's prints were shown
         functools.update_wrapper(self, fn, updated=())
 
     # methods: ``@jit def construct(self, x)`` binds like a function
@@ -258,7 +259,7 @@ class JitFunction:
     def _call_under_tape(self, args, kwargs):
         """A gradient is being taken from outside: one JitCall on the tape (NOTE:
         [JitCall]), or the Python function itself where that cannot be recomputed."""
-        from .jitcall import call_under_tape, recordable
+        from .jitcall import call_under_tape
         tensors, objects = [], []
         spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
                 self._guard_values(), C._context["mode"], self._level())
@@ -273,9 +274,18 @@ class JitFunction:
                 entry = self._lookup(spec, None, args, kwargs, tensors, objects)
         if entry.fallback is not None:
             return self._run_fallback(entry, args, kwargs)
-        if not recordable(entry):
+        out = call_under_tape(self, entry, spec, tensors)
+        if out is NotImplemented:              # effects that a recompute would repeat
             return self.fn(*args, **kwargs)
-        return call_under_tape(self, entry, spec, tensors)
+        return out
+
+    def entry_for(self, *args, **kwargs):
+        """The compiled entry for these arguments, compiled if needed but not run (the
+        joint graph of a JitCall must not repeat its forward's writes and prints)."""
+        tensors, objects = [], []
+        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
+                self._guard_values(), C._context["mode"], self._level())
+        return self._lookup(spec, self._current.get(spec), args, kwargs, tensors, objects)
 
     def _traced_fn(self):
         """The function to trace: source-converted under capture_mode="ast"."""
@@ -384,8 +394,9 @@ class JitFunction:
         finally:
             cap.unbind_args()
             P.set_capture(prev)
-        for text, sep, end in cap.pending_prints:      # the trace succeeded: show them
-            print(*text, sep=sep, end=end)
+        if not self.silent_trace:
+            for text, sep, end in cap.pending_prints:  # the trace succeeded: show them
+                print(*text, sep=sep, end=end)
         graph = cap.finish(out_spec[1])
         entry.graph = graph
         entry.out_spec = out_spec[0]

@@ -15,6 +15,9 @@ object's data at every call, so it is never a stale constant, and the same objec
 reached twice is one input. In-place writes give the written object a new graph value
 (a map from object to its latest value, as the tape keeps value ids), so a later read
 sees the write, while the generated code runs the in-place kernel on the real buffer.
+A Tensor built from host data during the trace (``Tensor(np.ones(3))`` in the function)
+is a constant instead; a write to it writes a copy made in the graph, so every call
+starts from the same constant.
 """
 from __future__ import annotations
 
@@ -211,6 +214,7 @@ class Capture:
         self.rng_carried = None    # a loop body's carried random state
         self.parent = None
         self.pending_prints = []   # Python-value prints of the trace, shown if it succeeds
+        self.created = {}          # id -> tensor built from host data during the trace
 
     # -- values ------------------------------------------------------------------
     def bind_arg(self, obj):
@@ -237,6 +241,9 @@ class Capture:
             return v
         if not isinstance(d, np.ndarray):
             raise GraphBreak(f"a tensor on an unsupported device ({type(d).__name__})")
+        if self.created.get(key) is t:         # built during the trace: a constant
+            v = self.current[key] = self.graph.add_const(d)
+            return v
         role = "param" if isinstance(t, P._Parameter) else "tensor"
         label = getattr(t, "name", None) if role == "param" else None
         v = self.graph.add_input(ShapedArray(d.shape, d.dtype), role, label)
@@ -276,6 +283,10 @@ class Capture:
         if any(d is None or d < 0 for a in outs for d in a.shape):
             raise GraphBreak(f"'{prim.name}' returns a shape that depends on the values of its "
                              "inputs (a dynamic shape), which a compiled graph cannot hold yet")
+        for i in prim.writes:       # a constant is never written: its copy is
+            o = operands[i] if i < len(operands) else None
+            if isinstance(o, Value) and o.const is not None:
+                operands[i] = self._copy_of(o)
         node = Node(prim, operands, dict(attrs), (), loc=user_location())
         values = tuple(Value(ShapedArray(a.shape, a.dtype), node) for a in outs)
         node.outputs = values
@@ -295,6 +306,19 @@ class Capture:
         if prim.multiple_results:
             return tuple(_new_tensor(v) for v in values)
         return _new_tensor(values[0])
+
+    def _copy_of(self, const):
+        from .._prims.special import copy_p
+        node = Node(copy_p, (const,), {}, (), loc=user_location())
+        node.outputs = (Value(const.aval, node),)
+        self.graph.nodes.append(node)
+        self._defined(node)
+        return node.outputs[0]
+
+    def note_created(self, t):
+        """``Tensor(host data)`` ran during the trace: the tensor is a graph constant
+        (NOTE: [Capture]), not an input read by identity at every call."""
+        self.root().created[id(t)] = t
 
     def _rebind(self, t, value):
         if type(t._data) is Sym:

@@ -9,8 +9,10 @@ its gradient rule runs that backward, both compiled once per entry from one join
 (NOTE: [JitCall residuals] in residuals.py). Where the joint graph cannot be split, or
 the backward is itself differentiated, the rule is a second compiled function, cached
 per entry, that recomputes the forward under a tape (the random state is rewound, so
-dropout masks repeat). Graphs that write state or print run in PyNative instead
-(recomputing them would write or print twice).
+dropout masks repeat). Graphs that write state or print (BatchNorm's moving statistics,
+``ops.Print``) are recorded only with saved residuals, whose forward runs the effects
+once; where there are none, or a higher-order gradient is being taken (two tapes
+record), the call runs in PyNative instead: recomputing it would write or print twice.
 """
 from __future__ import annotations
 
@@ -48,8 +50,9 @@ class CallInfo:
         return self._backward
 
 
-def recordable(entry):
-    return not any(n.written or n.prim.effect in ("state", "print") for n in entry.graph.nodes)
+def has_effects(entry):
+    """Whether the graph writes state or prints: a recomputed forward would do it twice."""
+    return any(n.written or n.prim.effect in ("state", "print") for n in entry.graph.nodes)
 
 
 def _make_jit_call(xp):
@@ -87,9 +90,13 @@ def _jit_call_grad(attrs, inputs, out, dout):
     n_t, n_o = call.n_tensors, len(call.objects)
     if call.split and not T.is_recording():          # NOTE: [JitCall residuals]
         residuals = out[n_out:] if isinstance(out, tuple) else ()
-        arrays = call.split.bwd.fn(*(r._data for r in residuals), *(d._data for d in douts))
-        grads = tuple(P.wrap(a) for a in arrays)
+        grads = call.split.cotangents([r._data for r in residuals], [d._data for d in douts])
     else:
+        if has_effects(entry):
+            raise RuntimeError(
+                f"'{call.jit.name}' writes state or prints inside a compiled graph, and its "
+                "gradient is being differentiated again, which would run those effects "
+                "twice; take this gradient with the function in PyNative mode.")
         tensors = inputs[:n_t]
         saved = R.get_state()
         if entry.uses_rng:
@@ -151,14 +158,20 @@ def flat_cotangents(grads, positions, objects):
 
 
 def call_under_tape(jit, entry, spec, tensors):
-    """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs."""
+    """Run ``entry`` as one JitCall on the recording tapes; returns the rebuilt outputs,
+    or NotImplemented where its effects rule that out (the caller runs PyNative)."""
     from .api import _advance_rng, _build
     info = jit._call_infos.get(spec)
     if info is None or info.entry is not entry:       # one per entry: its compiled backward
         info = jit._call_infos[spec] = CallInfo(jit, entry, spec, len(tensors))
+    effects = has_effects(entry)
+    if effects and len(T.active_tapes()) > 1:
+        return NotImplemented                  # a higher-order gradient recomputes
     if info.split is None:
         from .residuals import build
         info.split = build(info, tensors) or False
+    if effects and not info.split:
+        return NotImplemented
     ins = list(tensors) + list(entry.objects)
     if entry.uses_rng:
         ins.append(P.wrap(R.state_array()))

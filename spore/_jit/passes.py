@@ -113,14 +113,17 @@ def _substituted(node, subst):
 
 
 def fold_constants(graph):
-    """Evaluate pure nodes whose inputs are all constants (or literals) at compile time."""
+    """Evaluate pure nodes whose inputs are all constants (or literals) at compile time.
+    A value that is written later stays a node: constants are never written."""
     subst = {}
     nodes = []
     g = graph.copy()
+    written = _written_memory(graph)
     for node in graph.nodes:
         if subst:
             node = _substituted(node, subst)
         if (node.prim.effect is None and not node.written and node.prim.kind != "view"
+                and not any(v in written for v in node.outputs)
                 and not node.prim.aliases
                 and all(not isinstance(x, Value) or x.const is not None for x in node.inputs)
                 and all(v.aval.size <= _FOLD_LIMIT for v in node.outputs)):

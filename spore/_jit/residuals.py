@@ -9,8 +9,9 @@ not depend on a ``dout`` form the forward, which also returns every value the re
 reads (the residuals: activations, dropout masks, saved statistics); the remaining
 nodes form the backward, a graph of ``(residuals, douts)``. The recorded ``JitCall``
 then runs the forward once and returns the residuals as extra outputs, which the tape
-keeps until its gradient rule runs the backward. A joint graph that cannot be split
-that way (a backward node with an effect, an output that is an argument, a random
+keeps until its gradient rule runs the backward. The forward keeps the graph's state
+writes and prints, which so run once per call. A joint graph that cannot be split
+that way (a backward node with an effect, a residual the forward overwrites, an output that is an argument, a random
 state returned by the graph, aliased arguments) keeps the recomputing backward, and so
 does a backward that is itself differentiated (``create_graph``: a second-order tape
 must see primitives, which the recomputing backward records).
@@ -34,14 +35,19 @@ class Split:
     """The compiled forward (inputs -> outputs + residuals) and backward (residuals +
     douts -> cotangents of the call's tensors and objects)."""
 
-    __slots__ = ("fwd", "bwd", "n_out", "res_avals", "order", "n_grads")
+    __slots__ = ("fwd", "bwd", "n_out", "res_avals", "order", "grad_specs")
 
-    def __init__(self, fwd, bwd, n_out, res_avals, order, n_grads):
+    def __init__(self, fwd, bwd, n_out, res_avals, order, grad_specs):
         self.fwd, self.bwd = fwd, bwd
         self.n_out = n_out              # the call's own outputs (the rest are residuals)
         self.res_avals = res_avals
         self.order = order              # call.objects index of each of the joint's objects
-        self.n_grads = n_grads
+        self.grad_specs = grad_specs    # per cotangent: None (a backward output) or a constant
+
+    def cotangents(self, residuals, douts):
+        """The cotangents of the call's tensors and objects, from the saved residuals."""
+        arrays = iter(self.bwd.fn(*residuals, *douts))
+        return tuple(P.wrap(next(arrays)) if c is None else c for c in self.grad_specs)
 
     def forward_inputs(self, arrays, n_tensors, n_objects):
         """The forward graph's input arrays from the JitCall's (tensors, objects, rng)."""
@@ -87,10 +93,11 @@ def _build(call, tensors):
     jf = JitFunction(_joint_fn(call))
     jf.name = f"{call.jit.name}_joint"
     jf.jit_level = call.jit.jit_level
+    jf.silent_trace = True
     state = R.get_state()
     try:
         with T.suspended():
-            jf(*tensors, *douts)          # traces and compiles the joint graph once
+            jf.entry_for(*tensors, *douts)    # traces and compiles the joint graph, once
     finally:
         R.set_state(state)
     (entries,) = jf._cache.values() or ([],)
@@ -101,9 +108,19 @@ def _build(call, tensors):
     n_t = len(tensors)
     n_in = n_t + n_out + len(joint.objects) + (1 if joint.uses_rng else 0)
     spec = joint.out_spec
-    if len(graph.inputs) != n_in or spec[0] is not tuple or any(
-            s[0] != "V" or s[1] != i for i, s in enumerate(spec[1])):
+    specs = spec[1] if spec[0] is tuple else ()
+    if len(graph.inputs) != n_in or len(specs) < n_out or any(
+            s[0] != "V" or s[1] != i for i, s in enumerate(specs[:n_out])):
         raise NoSplit("arguments or outputs are not plain graph values")
+    # a cotangent is a backward output or a constant (the zeros of an unused object)
+    grad_specs = []
+    for s in specs[n_out:]:
+        if s[0] == "V" and s[1] == n_out + sum(g is None for g in grad_specs):
+            grad_specs.append(None)
+        elif s[0] == "O" and isinstance(s[1], P._Tensor):
+            grad_specs.append(s[1])
+        else:
+            raise NoSplit("a cotangent is neither a graph value nor a constant")
     ids = {id(o): i for i, o in enumerate(call.objects)}
     if len(joint.objects) != len(call.objects) or any(id(o) not in ids
                                                         for o in joint.objects):
@@ -112,13 +129,14 @@ def _build(call, tensors):
     dout_values = graph.inputs[n_t:n_t + n_out]
     fwd, bwd, res = _partition(graph, dout_values, n_out)
     return Split(codegen.generate(fwd), codegen.generate(bwd), n_out,
-                 [v.aval for v in res], order, len(graph.outputs) - n_out)
+                 [v.aval for v in res], order, grad_specs)
 
 
 def _partition(graph, dout_values, n_out):
     """(forward graph, backward graph, residual values) of a joint graph."""
     dep = set(dout_values)
     fwd_nodes, bwd_nodes = [], []
+    overwritten = {node.inputs[i] for node in graph.nodes for i, _ in node.written}
     for node in graph.nodes:
         if any(isinstance(x, Value) and x in dep for x in node.inputs):
             if node.prim.effect is not None or node.written:
@@ -135,6 +153,8 @@ def _partition(graph, dout_values, n_out):
     seen = set()
     for x in [x for node in bwd_nodes for x in node.inputs] + list(grads):
         if isinstance(x, Value) and x not in dep and x not in consts and x not in seen:
+            if x in overwritten:
+                raise NoSplit("the backward reads a value the forward overwrites")
             seen.add(x)
             res.append(x)
     others = [v for v in graph.inputs if v not in set(dout_values)]
