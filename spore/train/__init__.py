@@ -12,12 +12,13 @@ from . import metrics as metrics  # noqa: E402
 from .dataset_helper import (DatasetHelper as DatasetHelper,  # noqa: E402
                              connect_network_with_dataset as connect_network_with_dataset)
 from .model import Model as Model  # noqa: E402
+from .mindir import export as export, load as load  # noqa: E402
 from .callback import __all__ as _callback_names  # noqa: E402
 from .metrics import __all__ as _metric_names  # noqa: E402
 
 __all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "save_checkpoint",
            "load_checkpoint", "load_checkpoint_async", "load_param_into_net",
-           "ckpt_to_safetensors", "safetensors_to_ckpt", "build_train_network",
+           "ckpt_to_safetensors", "safetensors_to_ckpt", "build_train_network", "export", "load",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
            *_callback_names, *_metric_names]
 

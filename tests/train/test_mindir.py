@@ -1,0 +1,170 @@
+"""MindIR files: ``ms.load`` + ``nn.GraphCell`` read MindSpore's exports, ``ms.export``
+writes files that Spore and MindSpore both run (NOTE: [MindIR])."""
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import nn, ops, Tensor
+from spore.train import _mindir_proto as MP
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+MS_PYTHON = next((p for p in map(pathlib.Path, (os.environ.get("SPORE_MS_PYTHON", ""),
+                                                 "/work/msref/bin/python",
+                                                 "/work/venvs/ms/bin/python"))
+                  if str(p) != "." and p.exists()), pathlib.Path("/nonexistent"))
+
+
+@pytest.fixture(params=[ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def mode(request):
+    ms.set_context(mode=request.param)
+    yield request.param
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_a_mindspore_lenet_export_runs_with_mindspores_numbers(mode):
+    graph = ms.load(str(DATA / "golden_lenet.mindir"))
+    net = nn.GraphCell(graph)
+    x = Tensor((np.sin(np.arange(2 * 32 * 32)) * 2).reshape(2, 1, 32, 32).astype(np.float32))
+    want = np.load(DATA / "golden_lenet_out.npz")["arr_0"]
+    np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-7)
+    names = {p.name for p in net.get_parameters()}
+    assert {"conv1.weight", "bn.moving_mean", "fc2.bias"} <= names
+
+
+def test_a_mindspore_export_of_many_operators_runs_with_mindspores_numbers(mode):
+    """Scalar operands, axis tuples, dtype ids (Cast), tuples (Concat, ArgMaxWithValue),
+    PRIMITIVE_FUNCTION inputs (AvgPool, LayerNorm, StridedSlice, Gather)."""
+    net = nn.GraphCell(ms.load(str(DATA / "golden_ops.mindir")))
+    x = Tensor((np.cos(np.arange(64)) * 1.5).reshape(2, 4, 8).astype(np.float32))
+    idx = Tensor(np.array([[1, 2], [3, 9]], np.int32))
+    got = net(x, idx)
+    want = np.load(DATA / "golden_ops_out.npz")
+    assert len(got) == len(want.files)
+    for k, g in enumerate(got):
+        w = want[f"arr_{k}"]
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=2e-5, atol=1e-5)
+
+
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.bn = nn.BatchNorm2d(6)
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="pad", padding=1, has_bias=True)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.avg = nn.AvgPool2d(2, 2)
+        self.fc1 = nn.Dense(576, 32)
+        self.fc2 = nn.Dense(32, 10, has_bias=False)
+        self.ln = nn.LayerNorm((32,))
+        self.drop = nn.Dropout(p=0.5)
+
+    def construct(self, x):
+        x = self.pool(ops.relu(self.bn(self.conv1(x))))
+        x = self.avg(ops.sigmoid(self.conv2(x)))
+        x = x.reshape(x.shape[0], -1)
+        h = self.ln(ops.tanh(self.fc1(x)))
+        out = ops.softmax(self.fc2(self.drop(h)), -1) * 2 + 1
+        return out, h.mean(axis=1), ops.cast(h, ms.float16)
+
+
+def _net():
+    ms.set_seed(3)
+    return _Net()
+
+
+def test_export_then_load_gives_the_networks_inference_outputs(tmp_path, mode):
+    net = _net()
+    net.set_train()
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 32, 32)).astype(np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "net"), file_format="MINDIR")
+    assert net.training                          # the export ran in inference mode only
+    net.set_train(False)
+    want = net(x)
+    loaded = nn.GraphCell(ms.load(str(tmp_path / "net.mindir")))
+    got = loaded(x)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_params_init_replaces_weights_by_name(tmp_path):
+    net = nn.Dense(3, 2)
+    x = Tensor(np.ones((1, 3), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "d.mindir"))
+    graph = ms.load(str(tmp_path / "d.mindir"))
+    zero_w = Tensor(np.zeros((2, 3), np.float32))
+    cell = nn.GraphCell(graph, params_init={"weight": zero_w})
+    np.testing.assert_allclose(cell(x).asnumpy(), net.bias.asnumpy()[None], rtol=1e-6)
+    with pytest.raises(ValueError, match="does not have"):
+        nn.GraphCell(graph, params_init={"nope": zero_w})
+    with pytest.raises(ValueError, match="shape"):
+        nn.GraphCell(graph, params_init={"weight": Tensor(np.zeros((3, 3), np.float32))})
+
+
+def test_bad_input_errors(tmp_path):
+    net = nn.Dense(3, 2)
+    x = Tensor(np.ones((1, 3), np.float32))
+    with pytest.raises(ValueError, match="file_format"):
+        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="PNG")
+    with pytest.raises(NotImplementedError, match="MINDIR files only"):
+        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="ONNX")
+    with pytest.raises(TypeError, match="Tensors"):
+        ms.export(net, np.ones((1, 3)), file_name=str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="does not exist"):
+        ms.load(str(tmp_path / "missing.mindir"))
+    with pytest.raises(ValueError, match=".mindir"):
+        ms.load(str(tmp_path / "model.onnx"))
+    (tmp_path / "bad.mindir").write_bytes(b"\x0a\xff\xff")
+    with pytest.raises(RuntimeError, match="not a valid MindIR"):
+        ms.load(str(tmp_path / "bad.mindir"))
+    with pytest.raises(TypeError, match="ms.load"):
+        nn.GraphCell(object())
+    ms.export(net, x, file_name=str(tmp_path / "d"))
+    with pytest.raises(TypeError, match="takes 1 inputs"):
+        nn.GraphCell(ms.load(str(tmp_path / "d.mindir")))(x, x)
+
+
+def test_an_operator_without_an_export_rule_is_named(tmp_path):
+    class Sorter(nn.Cell):
+        def construct(self, x):
+            return ops.sort(x)[0]
+    with pytest.raises(NotImplementedError, match="Sort"):
+        ms.export(Sorter(), Tensor(np.ones(4, np.float32)), file_name=str(tmp_path / "s"))
+
+
+def test_the_wire_codec_round_trips_a_model():
+    data = (DATA / "golden_lenet.mindir").read_bytes()
+    model = MP.decode(data)
+    again = MP.decode(MP.encode(model))
+    assert [n.op_type for n in again.graph.node] == [n.op_type for n in model.graph.node]
+    assert [p.raw_data for p in again.graph.parameter] == \
+        [p.raw_data for p in model.graph.parameter]
+    with pytest.raises(MP.DecodeError):
+        MP.decode(data[:len(data) // 2])
+
+
+@pytest.mark.skipif(not MS_PYTHON.exists(), reason="the reference MindSpore is not installed")
+def test_mindspore_runs_a_spore_export(tmp_path):
+    net = _net()
+    net.set_train(False)
+    x = np.random.default_rng(1).standard_normal((2, 1, 32, 32)).astype(np.float32)
+    ms.export(net, Tensor(x), file_name=str(tmp_path / "net"))
+    np.save(tmp_path / "x.npy", x)
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, numpy as np, mindspore as ms\n"
+        "cell = ms.nn.GraphCell(ms.load(sys.argv[1]))\n"
+        "outs = cell(ms.Tensor(np.load(sys.argv[2])))\n"
+        "np.savez(sys.argv[3], *[o.asnumpy() for o in outs])\n")
+    run = subprocess.run([str(MS_PYTHON), str(script), str(tmp_path / "net.mindir"),
+                          str(tmp_path / "x.npy"), str(tmp_path / "out.npz")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = np.load(tmp_path / "out.npz")
+    for k, w in enumerate(net(Tensor(x))):
+        np.testing.assert_allclose(got[f"arr_{k}"], w.asnumpy(), rtol=1e-5, atol=1e-6)
