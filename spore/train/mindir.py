@@ -505,11 +505,15 @@ def _export_dense(w, n):
     b = n.inputs[2] if len(n.inputs) > 2 else None
     no_bias = b is None
     out_aval = n.outputs[0].aval
-    mm = w.node("MatMul", [w.names[x], w.names[wt], w.scalar(False), w.scalar(True)],
-                out_aval if no_bias else None)
-    if no_bias:
-        return mm
-    return w.node("BiasAdd", [mm, w.names[b], w.scalar(0)], out_aval)
+    xname = w.names[x]
+    if x.aval.ndim != 2:                   # MatMul is 2-D: flatten the leading axes
+        xname = w.node("Reshape", [xname, w.scalar((-1, x.aval.shape[-1]))], None)
+    mm = w.node("MatMul", [xname, w.names[wt], w.scalar(False), w.scalar(True)], None)
+    if not no_bias:
+        mm = w.node("BiasAdd", [mm, w.names[b], w.scalar(0)], None)
+    if x.aval.ndim != 2:
+        mm = w.node("Reshape", [mm, w.scalar(tuple(out_aval.shape))], None)
+    return mm
 
 
 def _export_matmul(w, n):
@@ -590,6 +594,30 @@ def _export_concat(w, n):
     return w.node("Concat", [tup, w.scalar(int(n.attrs["axis"]))], n.outputs[0].aval)
 
 
+def _slice(w, x, aval, starts, stops, out_aval):
+    nd = aval.ndim
+    begin, end = [0] * nd, list(aval.shape)
+    for axis, (a, b) in enumerate(zip(starts, stops)):
+        if a is not None:
+            begin[axis], end[axis] = a, b
+    return w.node("StridedSlice", [x, w.scalar(tuple(begin)), w.scalar(tuple(end)),
+                                   w.scalar((1,) * nd)] + [w.scalar(0)] * 5, out_aval)
+
+
+def _export_split(w, n):
+    """Split as one StridedSlice per piece; returns the piece names (a list)."""
+    x = n.inputs[0]
+    axis = n.attrs["axis"] % x.aval.ndim
+    names, start = [], 0
+    for size, out in zip(n.attrs["sizes"], n.outputs):
+        starts = [None] * x.aval.ndim
+        stops = [None] * x.aval.ndim
+        starts[axis], stops[axis] = start, start + size
+        names.append(_slice(w, w.names[x], x.aval, starts, stops, out.aval))
+        start += size
+    return names
+
+
 _EXPORT = {
     "Add": _export_binary("Add"), "Sub": _export_binary("Sub"),
     "Mul": _export_binary("Mul"), "Div": _export_binary("Div"),
@@ -618,7 +646,7 @@ _EXPORT = {
     "Cast": lambda w, n: w.node("Cast", [w.names[n.inputs[0]],
                                          w.scalar(_type_id(n.attrs["dtype"]))],
                                 n.outputs[0].aval),
-    "Getitem": _export_getitem, "Concat": _export_concat,
+    "Getitem": _export_getitem, "Concat": _export_concat, "Split": _export_split,
 }
 _ALIASES = ("Identity", "StopGradient", "Depend")
 
@@ -676,7 +704,10 @@ def export_mindir(net, inputs, file_name):
                 f"export to MINDIR does not support the operator {name!r} yet"
                 + (f" (used at {n.loc[0]}:{n.loc[1]})" if n.loc else ""))
         out = emit(w, n)
-        if name == "LayerNorm":       # a tuple: (y, mean, rstd)
+        if isinstance(out, list):     # one name per output
+            for v, o in zip(n.outputs, out):
+                w.names[v] = o
+        elif name == "LayerNorm":     # a tuple: (y, mean, rstd)
             for k, v in enumerate(n.outputs):
                 w.names[v] = w.node("TupleGetItem", [out, w.scalar(k)], v.aval)
         else:

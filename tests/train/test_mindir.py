@@ -72,21 +72,54 @@ class _Net(nn.Cell):
         return out, h.mean(axis=1), ops.cast(h, ms.float16)
 
 
-def _net():
+class _Attention(nn.Cell):
+    """Embedding, split q/k/v, 3-D Dense, batched matmuls, GELU, residuals, pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 16)
+        self.qkv = nn.Dense(16, 48)
+        self.proj = nn.Dense(16, 16)
+        self.ln = nn.LayerNorm((16,))
+        self.mlp = nn.SequentialCell(nn.Dense(16, 32), nn.GELU(), nn.Dense(32, 16))
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+
+    def construct(self, img, tok):
+        f = self.pool(ops.relu(self.bn(self.conv(img))) + 1.0).reshape(img.shape[0], 4)
+        x = self.emb(tok)
+        q, k, v = ops.split(self.qkv(self.ln(x)), 16, axis=-1)
+        a = ops.softmax(ops.matmul(q, k.swapaxes(-1, -2)) / 4.0, -1)
+        x = x + self.proj(ops.matmul(a, v))
+        x = x + self.mlp(self.ln(x))
+        return x.mean(1), f
+
+
+def _inputs(kind, seed=0):
+    rng = np.random.default_rng(seed)
+    if kind == "cnn":
+        return (rng.standard_normal((2, 1, 32, 32)).astype(np.float32),)
+    return (rng.standard_normal((2, 3, 8, 8)).astype(np.float32),
+            np.array([[1, 2, 3], [4, 5, 19]], np.int32))
+
+
+def _model(kind):
     ms.set_seed(3)
-    return _Net()
+    return _Net() if kind == "cnn" else _Attention()
 
 
-def test_export_then_load_gives_the_networks_inference_outputs(tmp_path, mode):
-    net = _net()
+@pytest.mark.parametrize("kind", ["cnn", "attention"])
+def test_export_then_load_gives_the_networks_inference_outputs(tmp_path, mode, kind):
+    net = _model(kind)
     net.set_train()
-    x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 32, 32)).astype(np.float32))
-    ms.export(net, x, file_name=str(tmp_path / "net"), file_format="MINDIR")
+    xs = [Tensor(a) for a in _inputs(kind)]
+    ms.export(net, *xs, file_name=str(tmp_path / "net"), file_format="MINDIR")
     assert net.training                          # the export ran in inference mode only
     net.set_train(False)
-    want = net(x)
+    want = net(*xs)
     loaded = nn.GraphCell(ms.load(str(tmp_path / "net.mindir")))
-    got = loaded(x)
+    got = loaded(*xs)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
@@ -149,22 +182,28 @@ def test_the_wire_codec_round_trips_a_model():
 
 
 @pytest.mark.skipif(not MS_PYTHON.exists(), reason="the reference MindSpore is not installed")
-def test_mindspore_runs_a_spore_export(tmp_path):
-    net = _net()
-    net.set_train(False)
-    x = np.random.default_rng(1).standard_normal((2, 1, 32, 32)).astype(np.float32)
-    ms.export(net, Tensor(x), file_name=str(tmp_path / "net"))
-    np.save(tmp_path / "x.npy", x)
+def test_mindspore_runs_spore_exports(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(
         "import sys, numpy as np, mindspore as ms\n"
-        "cell = ms.nn.GraphCell(ms.load(sys.argv[1]))\n"
-        "outs = cell(ms.Tensor(np.load(sys.argv[2])))\n"
-        "np.savez(sys.argv[3], *[o.asnumpy() for o in outs])\n")
-    run = subprocess.run([str(MS_PYTHON), str(script), str(tmp_path / "net.mindir"),
-                          str(tmp_path / "x.npy"), str(tmp_path / "out.npz")],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        "for kind in ('cnn', 'attention'):\n"
+        "    cell = ms.nn.GraphCell(ms.load(f'{kind}.mindir'))\n"
+        "    ins = np.load(f'{kind}_in.npz')\n"
+        "    outs = cell(*[ms.Tensor(ins[k]) for k in sorted(ins.files)])\n"
+        "    np.savez(f'{kind}_out.npz', *[o.asnumpy() for o in outs])\n")
+    nets = {}
+    for kind in ("cnn", "attention"):
+        net = nets[kind] = _model(kind)
+        net.set_train(False)
+        xs = _inputs(kind, seed=1)
+        ms.export(net, *map(Tensor, xs), file_name=str(tmp_path / kind))
+        np.savez(tmp_path / f"{kind}_in.npz", **{f"a{i}": x for i, x in enumerate(xs)})
+    run = subprocess.run([str(MS_PYTHON), str(script)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
-    got = np.load(tmp_path / "out.npz")
-    for k, w in enumerate(net(Tensor(x))):
-        np.testing.assert_allclose(got[f"arr_{k}"], w.asnumpy(), rtol=1e-5, atol=1e-6)
+    for kind, net in nets.items():
+        got = np.load(tmp_path / f"{kind}_out.npz")
+        want = net(*map(Tensor, _inputs(kind, seed=1)))
+        assert len(got.files) == len(want)
+        for k, w in enumerate(want):
+            np.testing.assert_allclose(got[f"arr_{k}"], w.asnumpy(), rtol=1e-5, atol=1e-6)
