@@ -334,6 +334,32 @@ def _gelu(attrs, x, approximate=None):
     return _ops().gelu(x, approximate="tanh" if approximate in (1, "tanh") else "none")
 
 
+def _conv2d_transpose(attrs, x, w, input_size):
+    ops = _ops()
+    op = ops.Conv2DTranspose(
+        out_channel=attrs.get("out_channel"), kernel_size=tuple(attrs["kernel_size"]),
+        pad_mode=attrs.get("pad_mode", "valid").lower(), pad=tuple(attrs.get("pad", 0)),
+        pad_list=tuple(attrs["pad_list"]) if attrs.get("pad_list") else None,
+        stride=tuple(attrs.get("stride", (1, 1)))[-2:],
+        dilation=tuple(attrs.get("dilation", (1, 1)))[-2:], group=attrs.get("group", 1))
+    return op(x, w, tuple(input_size))
+
+
+def _argmax(kind):
+    def arg(attrs, x, axis=-1, type_id=34):
+        ops = _ops()
+        out = (ops.argmax if kind == "max" else ops.argmin)(x, axis)
+        return _cast(attrs, out, type_id)
+    return arg
+
+
+def _resize_nearest(attrs, x, size, align_corners=False, half_pixel_centers=False):
+    if half_pixel_centers:
+        raise NotImplementedError("MindIR ResizeNearestNeighbor with half_pixel_centers is "
+                                  "not supported")
+    return _ops().ResizeNearestNeighbor(tuple(size), bool(align_corners))(x)
+
+
 _OPS = {
     "Load": lambda attrs, x, u=None: x,
     "UpdateState": lambda attrs, *a: _U,
@@ -369,6 +395,24 @@ _OPS = {
                                                                         batch_dims),
     "Cast": _cast, "Softmax": _softmax("softmax"), "LogSoftmax": _softmax("log_softmax"),
     "StridedSlice": _strided_slice,
+    "SiLU": _unary("silu"), "HSwish": _unary("hardswish"), "HSigmoid": _unary("hardsigmoid"),
+    "Mish": _unary("mish"), "Sign": _unary("sign"), "Ceil": _unary("ceil"),
+    "LogicalNot": _unary("logical_not"),
+    "Greater": _binary("greater"), "Less": _binary("less"), "Equal": _binary("equal"),
+    "NotEqual": _binary("not_equal"), "GreaterEqual": _binary("greater_equal"),
+    "LessEqual": _binary("less_equal"), "FloorDiv": _binary("floor_div"),
+    "FloorMod": _binary("floor_mod"), "LogicalAnd": _binary("logical_and"),
+    "LogicalOr": _binary("logical_or"),
+    "Select": lambda attrs, c, x, y: _ops().select(c, x, y),
+    "ClampScalar": lambda attrs, x, lo=None, hi=None: _ops().clamp(x, lo, hi),
+    "AdaptiveAvgPool2D": lambda attrs, x: _ops().adaptive_avg_pool2d(
+        x, tuple(attrs["output_size"])),
+    "Argmax": _argmax("max"), "Argmin": _argmax("min"),
+    "Conv2DTranspose": _conv2d_transpose, "ResizeNearestNeighbor": _resize_nearest,
+    "Tile": lambda attrs, x, dims: _ops().tile(x, tuple(dims)),
+    "BroadcastTo": lambda attrs, x, shape: _ops().broadcast_to(x, tuple(shape)),
+    "ZerosLike": lambda attrs, x: _ops().zeros_like(x),
+    "OnesLike": lambda attrs, x: _ops().ones_like(x),
 }
 
 

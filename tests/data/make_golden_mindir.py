@@ -72,7 +72,45 @@ class Ops(nn.Cell):
         return r, bm, ops.log_softmax(c, -1), ops.relu6(c), c[:, 1:3]
 
 
+class Cnn(nn.Cell):
+    """Same-padded, grouped, depthwise and transposed convolutions, activations MindSpore
+    exports as their own operators, clamps, selects, adaptive pooling, argmax, resizing."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, stride=2, pad_mode="same", has_bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.mp = nn.MaxPool2d(3, 2, pad_mode="same")
+        self.c2 = nn.Conv2d(8, 8, 3, group=2, pad_mode="same")
+        self.dw = nn.Conv2d(8, 8, 3, group=8, pad_mode="pad", padding=1)
+        self.up = nn.Conv2dTranspose(8, 4, 2, stride=2)
+        self.gap = nn.AdaptiveAvgPool2d((1, 1))
+        self.drop = nn.Dropout(p=0.3)
+        self.fc = nn.Dense(4, 5)
+        self.act = nn.LeakyReLU(0.1)
+        self.silu = nn.SiLU()
+        self.hs = nn.HSwish()
+        self.sm = nn.Softmax()
+
+    def construct(self, x):
+        y = self.mp(ops.relu(self.bn(self.c1(x))))
+        y = y + self.silu(self.c2(y))
+        y = self.act(self.dw(y)) + self.hs(y)
+        y = ops.clip(self.up(y), -1.0, 1.0)
+        y = ops.where(y > 0, y, y * 0.5)
+        y = self.drop(ops.flatten(self.gap(y)))
+        out = self.sm(self.fc(y))
+        return out, ops.argmax(out, 1), ops.ResizeNearestNeighbor((4, 4))(x)
+
+
 def main(out):
+    x = Tensor((np.sin(np.arange(2 * 3 * 16 * 16) * 0.3)).reshape(2, 3, 16, 16)
+               .astype(np.float32))
+    net = closed_form(Cnn())
+    net.set_train(False)
+    ms.export(net, x, file_name=f"{out}/golden_cnn", file_format="MINDIR")
+    np.savez(f"{out}/golden_cnn_out.npz", *[o.asnumpy() for o in net(x)])
+
     x = Tensor((np.sin(np.arange(2 * 32 * 32)) * 2).reshape(2, 1, 32, 32).astype(np.float32))
     net = closed_form(LeNet())
     net.set_train(False)

@@ -50,6 +50,21 @@ def test_a_mindspore_export_of_many_operators_runs_with_mindspores_numbers(mode)
         np.testing.assert_allclose(g.asnumpy(), w, rtol=2e-5, atol=1e-5)
 
 
+def test_a_mindspore_export_of_convolution_variants_runs_with_mindspores_numbers(mode):
+    """Same padding, groups, depthwise, transposed convolution, SiLU/HSwish operators,
+    ClampScalar, Select, AdaptiveAvgPool2D, Argmax, ResizeNearestNeighbor."""
+    net = nn.GraphCell(ms.load(str(DATA / "golden_cnn.mindir")))
+    x = Tensor((np.sin(np.arange(2 * 3 * 16 * 16) * 0.3)).reshape(2, 3, 16, 16)
+               .astype(np.float32))
+    got = net(x)
+    want = np.load(DATA / "golden_cnn_out.npz")
+    assert len(got) == len(want.files) == 3
+    for k, g in enumerate(got):
+        w = want[f"arr_{k}"]
+        assert g.shape == w.shape and g.asnumpy().dtype == w.dtype
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-6)
+
+
 class _Net(nn.Cell):
     def __init__(self):
         super().__init__()
