@@ -586,13 +586,31 @@ def _export_conv2d(w, n):
     return out
 
 
+def _same_pads(size, kernel, stride):
+    """The (top, bottom, left, right) pads of MindSpore's "same" mode for a 2-D window."""
+    pads = []
+    for n, k, s in zip(size, kernel, stride):
+        total = max((-(-n // s) - 1) * s + k - n, 0)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
+def _pool_mode(n, what):
+    pads = tuple(n.attrs["pads"])
+    if not any(pads):
+        return "VALID"
+    if pads == _same_pads(n.inputs[0].aval.shape[2:], n.attrs["kernel"], n.attrs["stride"]):
+        return "SAME"
+    raise NotImplementedError(f"export of a {what} with explicit padding {list(pads)} is "
+                              "not supported (pad_mode 'valid' and 'same' are)")
+
+
 def _export_maxpool(w, n):
-    if any(n.attrs["pads"]) or tuple(n.attrs.get("dilation", (1, 1))) != (1, 1):
-        raise NotImplementedError("export of a padded or dilated max pooling is not "
-                                  "supported")
+    if tuple(n.attrs.get("dilation", (1, 1))) != (1, 1):
+        raise NotImplementedError("export of a dilated max pooling is not supported")
     attrs = {"kernel_size": (1, 1) + tuple(n.attrs["kernel"]),
-             "strides": (1, 1) + tuple(n.attrs["stride"]), "pad_mode": "VALID",
-             "format": "NCHW"}
+             "strides": (1, 1) + tuple(n.attrs["stride"]),
+             "pad_mode": _pool_mode(n, "max pooling"), "format": "NCHW"}
     return w.node("MaxPool", [w.names[n.inputs[0]]], n.outputs[0].aval, attrs,
                   old_style=True)
 
@@ -603,6 +621,36 @@ def _export_avgpool(w, n):
     return w.node("AvgPool", [w.names[n.inputs[0]], w.scalar(tuple(n.attrs["kernel"])),
                               w.scalar(tuple(n.attrs["stride"])), w.scalar(2), w.scalar(0)],
                   n.outputs[0].aval)
+
+
+def _export_conv_transpose(w, n):
+    weight = n.inputs[1].aval
+    pads = tuple(n.attrs["pads"])
+    attrs = {"kernel_size": tuple(weight.shape[2:]), "mode": 1,
+             "out_channel": int(weight.shape[0]), "pad": pads, "pad_mode": "pad",
+             "format": "NCHW", "pad_list": pads, "groups": int(n.attrs["groups"]),
+             "stride": (1, 1) + tuple(n.attrs["stride"]), "group": int(n.attrs["groups"]),
+             "dilation": (1, 1) + tuple(n.attrs["dilation"])}
+    return w.node("Conv2DTranspose",
+                  [w.names[n.inputs[0]], w.names[n.inputs[1]],
+                   w.scalar(tuple(n.attrs["input_shape"]))],
+                  n.outputs[0].aval, attrs, old_style=True)
+
+
+def _export_argmax(w, n):
+    op = "Argmax" if n.prim.name == "Argmax" else "Argmin"
+    x = n.inputs[0]
+    axis = n.attrs.get("axis")
+    if axis is None:
+        flat = w.node("Reshape", [w.names[x], w.scalar((-1,))], None)
+        out = w.node(op, [flat, w.scalar(0), w.scalar(_type_id(n.attrs["dtype"]))], None)
+        return w.node("Reshape", [out, w.scalar(tuple(n.outputs[0].aval.shape))],
+                      n.outputs[0].aval)
+    out = w.node(op, [w.names[x], w.scalar(int(axis)), w.scalar(_type_id(n.attrs["dtype"]))],
+                 None if n.attrs.get("keepdims") else n.outputs[0].aval)
+    if n.attrs.get("keepdims"):
+        out = w.node("ExpandDims", [out, w.scalar(int(axis))], n.outputs[0].aval)
+    return out
 
 
 def _export_layer_norm(w, n):
@@ -625,12 +673,41 @@ def _export_reduce(op):
 
 
 def _export_getitem(w, n):
-    spec = n.attrs.get("spec")
-    if spec is None or len(spec) != 1 or spec[0][0] != "tensor":
-        raise NotImplementedError("export of tensor indexing other than x[int tensor] is "
-                                  "not supported")
-    return w.node("Gather", [w.names[n.inputs[0]], w.names[n.inputs[1]], w.scalar(0),
-                             w.scalar(0)], n.outputs[0].aval)
+    """Indexing: one integer tensor among full slices is a Gather; slices, integers,
+    None and Ellipsis are one StridedSlice over every axis plus a Reshape."""
+    spec = n.attrs.get("spec") or ()
+    x = n.inputs[0]
+    out = n.outputs[0].aval
+    full = ("slice", None, None, None)
+    tensors = [k for k, e in enumerate(spec) if e[0] == "tensor"]
+    if tensors:
+        if len(tensors) != 1 or any(e != full for k, e in enumerate(spec) if k != tensors[0]):
+            raise NotImplementedError("export of advanced indexing other than one integer "
+                                      "tensor among full slices is not supported")
+        return w.node("Gather", [w.names[x], w.names[n.inputs[1]], w.scalar(tensors[0]),
+                                 w.scalar(0)], out)
+    shape = x.aval.shape
+    n_axes = sum(e[0] in ("slice", "int") for e in spec)
+    begin, end = [0] * len(shape), list(shape)
+    strides = [1] * len(shape)
+    axis = 0
+    for e in spec:
+        if e[0] == "ellipsis":
+            axis += len(shape) - n_axes
+        elif e[0] == "int":
+            i = e[1] + shape[axis] if e[1] < 0 else e[1]
+            begin[axis], end[axis] = i, i + 1
+            axis += 1
+        elif e[0] == "slice":
+            start, stop, step = slice(*e[1:]).indices(shape[axis])
+            if step < 0:
+                raise NotImplementedError("export of a slice with a negative step is not "
+                                          "supported")
+            begin[axis], end[axis], strides[axis] = start, max(stop, start), step
+            axis += 1
+    sliced = w.node("StridedSlice", [w.names[x], w.scalar(tuple(begin)), w.scalar(tuple(end)),
+                                     w.scalar(tuple(strides))] + [w.scalar(0)] * 5, None)
+    return w.node("Reshape", [sliced, w.scalar(tuple(out.shape))], out)
 
 
 def _export_concat(w, n):
@@ -691,6 +768,12 @@ _EXPORT = {
                                          w.scalar(_type_id(n.attrs["dtype"]))],
                                 n.outputs[0].aval),
     "Getitem": _export_getitem, "Concat": _export_concat, "Split": _export_split,
+    **{name: _export_binary(name) for name in ("Greater", "Less", "Equal", "NotEqual",
+                                               "GreaterEqual", "LessEqual")},
+    "Select": lambda w, n: w.node("Select", [_operand(w, x, n.inputs[1]) for x in n.inputs],
+                                  n.outputs[0].aval),
+    "Conv2DBackpropInput": _export_conv_transpose,
+    "Argmax": _export_argmax, "Argmin": _export_argmax,
 }
 _ALIASES = ("Identity", "StopGradient", "Depend")
 

@@ -111,20 +111,58 @@ class _Attention(nn.Cell):
         return x.mean(1), f
 
 
+class _Convs(nn.Cell):
+    """Same padding (pooling too), groups, depthwise, transposed convolution, clamps,
+    selects, adaptive pooling, argmax, resizing."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, stride=2, pad_mode="same", has_bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.mp = nn.MaxPool2d(3, 2, pad_mode="same")
+        self.c2 = nn.Conv2d(8, 8, 3, group=2, pad_mode="same")
+        self.dw = nn.Conv2d(8, 8, 3, group=8, pad_mode="pad", padding=1)
+        self.up = nn.Conv2dTranspose(8, 4, 2, stride=2)
+        self.gap = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Dense(4, 5)
+
+    def construct(self, x):
+        y = self.mp(ops.relu(self.bn(self.c1(x))))
+        y = y + ops.silu(self.c2(y))
+        y = ops.leaky_relu(self.dw(y), 0.1) + ops.hardswish(y)
+        y = ops.clip(self.up(y), -1.0, 1.0)
+        y = ops.where(y > 0, y, y * 0.5)
+        out = ops.softmax(self.fc(ops.flatten(self.gap(y))), -1)
+        return out, ops.argmax(out, 1), ops.ResizeNearestNeighbor((4, 4))(x)
+
+
+class _Indexing(nn.Cell):
+    def construct(self, x, i):
+        return (x[:, 1:3], x[0], x[..., 2], x[:, None, ::2], x[1:, -1], x[i], x[:, i])
+
+
 def _inputs(kind, seed=0):
     rng = np.random.default_rng(seed)
     if kind == "cnn":
         return (rng.standard_normal((2, 1, 32, 32)).astype(np.float32),)
+    if kind == "convs":
+        return (rng.standard_normal((2, 3, 16, 16)).astype(np.float32),)
+    if kind == "indexing":
+        return (rng.standard_normal((4, 6)).astype(np.float32), np.array([0, 2], np.int32))
     return (rng.standard_normal((2, 3, 8, 8)).astype(np.float32),
             np.array([[1, 2, 3], [4, 5, 19]], np.int32))
 
 
+_KINDS = ("cnn", "attention", "convs", "indexing")
+
+
 def _model(kind):
     ms.set_seed(3)
-    return _Net() if kind == "cnn" else _Attention()
+    return {"cnn": _Net, "attention": _Attention, "convs": _Convs,
+            "indexing": _Indexing}[kind]()
 
 
-@pytest.mark.parametrize("kind", ["cnn", "attention"])
+@pytest.mark.parametrize("kind", _KINDS)
 def test_export_then_load_gives_the_networks_inference_outputs(tmp_path, mode, kind):
     net = _model(kind)
     net.set_train()
@@ -201,13 +239,13 @@ def test_mindspore_runs_spore_exports(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(
         "import sys, numpy as np, mindspore as ms\n"
-        "for kind in ('cnn', 'attention'):\n"
+        f"for kind in {_KINDS}:\n"
         "    cell = ms.nn.GraphCell(ms.load(f'{kind}.mindir'))\n"
         "    ins = np.load(f'{kind}_in.npz')\n"
         "    outs = cell(*[ms.Tensor(ins[k]) for k in sorted(ins.files)])\n"
         "    np.savez(f'{kind}_out.npz', *[o.asnumpy() for o in outs])\n")
     nets = {}
-    for kind in ("cnn", "attention"):
+    for kind in _KINDS:
         net = nets[kind] = _model(kind)
         net.set_train(False)
         xs = _inputs(kind, seed=1)
