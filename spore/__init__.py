@@ -55,6 +55,11 @@ from ._autodiff.api import get_grad as get_grad  # noqa: E402
 from ._jit import jit as jit, jit_report as jit_report  # noqa: E402
 from ._jit.config import JitConfig as JitConfig  # noqa: E402
 from ._jit.mutable import mutable as mutable  # noqa: E402
+from ._jit.hints import (jit_class as jit_class, lazy_inline as lazy_inline,  # noqa: E402
+                         no_inline as no_inline, enable_dynamic as enable_dynamic)
+from ._core.symbol import Symbol as Symbol  # noqa: E402
+from .train.data_sink import data_sink as data_sink  # noqa: E402
+from .train.mindir import load_mindir as load_mindir, save_mindir as save_mindir  # noqa: E402
 
 ms_function = jit        # the seeds' (MindSpore 1.x) name for ms.jit
 

@@ -291,23 +291,30 @@ def _short(data):
 
 
 def _is_dynamic(shape):
-    return isinstance(shape, (tuple, list)) and any(d is None or (
+    from ._core.symbol import Symbol
+    return isinstance(shape, (tuple, list)) and any(d is None or isinstance(d, Symbol) or (
         isinstance(d, numbers.Integral) and not isinstance(d, bool) and d == -1) for d in shape)
 
 
 def _placeholder(shape, npd):
-    """``Tensor(shape=[None, 3], dtype=...)``: the declaration of a dynamic-shape input."""
+    """``Tensor(shape=[None, 3], dtype=...)``: the declaration of a dynamic-shape input
+    (``shape=None``: of any rank, shown as ``(-2,)``)."""
     from ._core.aval import Placeholder
+    from ._core.symbol import Symbol
+    if shape is None:
+        return Placeholder((-2,), npd or np.float32)
     dims = []
+    symbols = tuple(d if isinstance(d, Symbol) else None for d in shape)
     for d in shape:
-        if d is None or d == -1:
+        if d is None or isinstance(d, Symbol) or d == -1:
             dims.append(-1)
         elif isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0:
             dims.append(int(d))
         else:
             raise ValueError(f"For 'Tensor', each dimension of a dynamic 'shape' must be a "
                              f"non-negative int, None or -1, but got {shape!r}.")
-    return Placeholder(tuple(dims), npd or np.float32)
+    return Placeholder(tuple(dims), npd or np.float32,
+                       symbols if any(x is not None for x in symbols) else None)
 
 
 def is_placeholder(t):
@@ -338,6 +345,8 @@ def _to_array(data, npd, dtype, shape, init):
             if _is_dynamic(shape):
                 return _placeholder(shape, npd)
             return np.zeros(_check_shape(shape), npd or np.float32)
+        if dtype is not None:                  # Tensor(shape=None, dtype=...): any rank
+            return _placeholder(None, npd)
         raise TypeError(f"For 'Tensor', the type of 'input_data' should be one of {_ACCEPTED}, "
                         "but got type 'NoneType'.")
     if isinstance(data, Tensor):

@@ -49,7 +49,11 @@ class Placeholder(ShapedArray):
     -1, and no values. It declares the inputs a Cell accepts (``Cell.set_inputs``);
     reading it fails as MindSpore's does."""
 
-    __slots__ = ()
+    __slots__ = ("symbols",)
+
+    def __init__(self, shape, dtype, symbols=None):
+        super().__init__(shape, dtype)
+        self.symbols = symbols            # a Symbol or None per axis (``ms.Symbol``)
 
     def __array__(self, *args, **kwargs):
         raise ValueError("negative dimensions are not allowed")

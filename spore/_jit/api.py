@@ -36,6 +36,7 @@ from .capture import Capture, GraphBreak, user_frame, user_location
 from .convert import convert_callable
 from .mutable import MUTABLE_SCALARS, as_tensor
 from .ir import signature
+from .hints import check_dynamic_args
 
 # One lock per cache key: a thread compiling one key does not hold up another key (the
 # trace itself is per thread: spore/_core/primitive.py keeps the capture thread-local).
@@ -215,6 +216,7 @@ class JitFunction:
         self._call_infos = {}      # spec -> the jitcall.CallInfo of its entry (under a tape)
         self._warned = False
         self._keys_seen = []
+        self.declared_args = None  # ``enable_dynamic``: argument index -> declared Tensor
         self.silent_trace = False  # a joint graph's trace: its forward's prints were shown
         functools.update_wrapper(self, fn, updated=())
 
@@ -225,6 +227,8 @@ class JitFunction:
         return types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
+        if self.declared_args is not None:
+            check_dynamic_args(self.declared_args, args)
         if P._scopes:
             if P.active_capture() is not None or V.is_batching():
                 # nested in another trace: inlined; under vmap: batched op by op
@@ -787,7 +791,8 @@ def run_cell(cell, args, kwargs):
 
 def check_declared_inputs(declared, args):
     """Check the arguments of a Cell call against ``Cell.set_inputs`` (MindSpore's Graph
-    mode messages): their number, each tensor's rank, fixed sizes and dtype."""
+    mode messages): their number, each tensor's rank, fixed sizes, Symbols and dtype."""
+    from .._core.symbol import check_sizes
     if len(args) != len(declared):
         raise ValueError(f"For 'set_inputs', the number of inputs should be {len(declared)}, "
                          f"but got {len(args)}.")
@@ -801,6 +806,8 @@ def check_declared_inputs(declared, args):
             raise TypeError(f"For set_inputs or tuple(list) in set_inputs, the {i + 1}th type "
                             f"should be Tensor[{want.dtype}], but got Tensor[{got.dtype}]!")
         ws, gs = want.shape, got.shape
+        if ws == (-2,):                            # any rank
+            continue
         if len(ws) != len(gs):
             raise ValueError(f"For set_inputs and tuple(list) in set_inputs, the dims of "
                              f"{i + 1}th input must be the same as expected, but got expected: "
@@ -810,3 +817,6 @@ def check_declared_inputs(declared, args):
                 raise ValueError(f"For set_inputs and tuple(list) in set_inputs, the shape of "
                                  f"{i + 1}th input must be the same as expected, but got "
                                  f"expected: {w}, and input: {g}!")
+        symbols = getattr(want._data, "symbols", None)
+        if symbols is not None:
+            check_sizes(symbols, gs, i)

@@ -888,3 +888,32 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     parent = os.path.dirname(os.path.abspath(file_name))
     os.makedirs(parent, exist_ok=True)
     export_mindir(net, inputs, file_name)
+
+
+def load_mindir(file_name):
+    """``mindspore.load_mindir``: the file's ``ModelProto`` as a message object (fields
+    as attributes, the names of ``mind_ir.proto``), without running anything."""
+    try:
+        with open(file_name, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(str(e)) from None
+    try:
+        return MP.decode(data)
+    except MP.DecodeError as e:
+        raise RuntimeError(f"Failed to parse the file: {file_name}: {e}") from None
+
+
+def save_mindir(model, file_name):
+    """``mindspore.save_mindir``: write a ``ModelProto`` (from ``load_mindir``) to
+    ``file_name`` (``.mindir`` appended when missing)."""
+    if not isinstance(model, MP.Msg) or model._type != "ModelProto":
+        raise TypeError(f"For 'save_mindir', the argument 'model' must be ModelProto, but got "
+                        f"{type(model)}.")
+    if not isinstance(file_name, str):
+        raise TypeError(f"For 'save_mindir', 'file_name' must be a str, but got "
+                        f"{type(file_name).__name__}.")
+    if not file_name.endswith(".mindir"):
+        file_name += ".mindir"
+    with open(file_name, "wb") as f:
+        f.write(MP.encode(model))

@@ -260,3 +260,18 @@ def test_mindspore_runs_spore_exports(tmp_path):
         assert len(got.files) == len(want)
         for k, w in enumerate(want):
             np.testing.assert_allclose(got[f"arr_{k}"], w.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_load_mindir_and_save_mindir_round_trip_the_model(tmp_path):
+    model = ms.load_mindir(str(DATA / "golden_lenet.mindir"))
+    assert model.producer_name == "MindSpore" and model.graph.parameter
+    ms.save_mindir(model, str(tmp_path / "copy"))
+    net = nn.GraphCell(ms.load(str(tmp_path / "copy.mindir")))
+    x = Tensor((np.sin(np.arange(2 * 32 * 32)) * 2).reshape(2, 1, 32, 32).astype(np.float32))
+    np.testing.assert_allclose(net(x).asnumpy(),
+                               np.load(DATA / "golden_lenet_out.npz")["arr_0"],
+                               rtol=1e-5, atol=1e-7)
+    with pytest.raises(TypeError, match="must be ModelProto, but got <class 'int'>"):
+        ms.save_mindir(3, str(tmp_path / "x"))
+    with pytest.raises(ValueError, match="No such file"):
+        ms.load_mindir(str(tmp_path / "none.mindir"))
