@@ -196,6 +196,9 @@ class Cell:
             else:
                 if _custom.has_bprop(self) and _tape.is_recording():
                     out = _custom.call_with_bprop(self, args, kwargs)
+                elif "_recompute" in self.__dict__ and _tape.is_recording():
+                    from .._autodiff.recompute import recompute_call
+                    out = recompute_call(self, args, kwargs)
                 else:
                     out = self.construct(*args, **kwargs)
         except Exception:
@@ -297,6 +300,10 @@ class Cell:
         return self.__dict__.get("_dynamic_inputs")
 
     def recompute(self, **kwargs):
+        """Recompute this cell's activations in the backward pass instead of keeping
+        them (``ms.recompute``; the keyword options of MindSpore's parallel modes are
+        accepted). Results are unchanged."""
+        self.__dict__["_recompute"] = True
         return self
 
     def set_boost(self, boost_type):
