@@ -59,6 +59,8 @@ from ._jit.hints import (jit_class as jit_class, lazy_inline as lazy_inline,  # 
                          no_inline as no_inline, enable_dynamic as enable_dynamic)
 from ._core.symbol import Symbol as Symbol  # noqa: E402
 from ._autodiff.recompute import recompute as recompute  # noqa: E402
+from ._autodiff.tape import (saved_tensors_hooks as saved_tensors_hooks,  # noqa: E402
+                             register_saved_tensors_hooks as register_saved_tensors_hooks)
 from .train.data_sink import data_sink as data_sink  # noqa: E402
 from .train.mindir import load_mindir as load_mindir, save_mindir as save_mindir  # noqa: E402
 

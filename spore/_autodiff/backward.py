@@ -42,15 +42,18 @@ def backward(records, seeds):
                 f"Spore has no gradient rule for primitive '{prim.name}'; it cannot be "
                 "differentiated (wrap its inputs with ops.stop_gradient if no gradient "
                 "is needed through it).")
-        out = rec.output
+        if rec.packed:                  # NOTE: [Saved-tensor hooks]
+            inputs, out = rec.unpacked()
+        else:
+            inputs, out = rec.inputs, rec.output
         if out is not None and len(out_ids) > 1 and type(out) is not tuple:
             out = (out,)
         in_ids = rec.in_ids
         if prim.grad_needed:
-            gins = rule(rec.attrs, rec.inputs, out, dout,
+            gins = rule(rec.attrs, inputs, out, dout,
                         tuple([vid is not None for vid in in_ids]))
         else:
-            gins = rule(rec.attrs, rec.inputs, out, dout)
+            gins = rule(rec.attrs, inputs, out, dout)
         if len(gins) != len(in_ids):
             raise RuntimeError(f"gradient rule of '{prim.name}' returned {len(gins)} "
                                f"cotangents for {len(in_ids)} inputs")

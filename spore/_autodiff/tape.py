@@ -39,9 +39,11 @@ def _active():
 
 
 class Record:
-    __slots__ = ("prim", "attrs", "in_ids", "inputs", "out_ids", "output", "out_avals")
+    __slots__ = ("prim", "attrs", "in_ids", "inputs", "out_ids", "output", "out_avals",
+                 "packed")
 
-    def __init__(self, prim, attrs, in_ids, inputs, out_ids, output, out_avals):
+    def __init__(self, prim, attrs, in_ids, inputs, out_ids, output, out_avals,
+                 packed=False):
         self.prim = prim
         self.attrs = attrs
         self.in_ids = in_ids
@@ -49,6 +51,92 @@ class Record:
         self.out_ids = out_ids
         self.output = output
         self.out_avals = out_avals
+        self.packed = packed      # saved tensors went through ``saved_tensors_hooks``
+
+    def unpacked(self):
+        """(inputs, output) with packed saved tensors restored by their unpack hooks."""
+        with suspended():
+            inputs = tuple(x.unpack() if type(x) is Packed else x for x in self.inputs)
+            out = self.output
+            if type(out) is tuple:
+                out = tuple(o.unpack() if type(o) is Packed else o for o in out)
+            elif type(out) is Packed:
+                out = out.unpack()
+        return inputs, out
+
+
+# NOTE: [Saved-tensor hooks]
+# ``ms.saved_tensors_hooks(pack, unpack)``: while active in this thread, every tensor a
+# record saves for its gradient rule (the inputs the rule reads, the output it reads)
+# is stored as ``pack(tensor)``; the backward pass hands the rule ``unpack(packed)``
+# instead. The hooks run with recording paused. ``_hooks_users`` counts active hook
+# scopes in any thread, so a recording with none pays one global read.
+_hooks_users = 0
+
+
+class Packed:
+    """A saved tensor in the form its pack hook returned, with the hook to restore it."""
+
+    __slots__ = ("value", "unpack_hook")
+
+    def __init__(self, value, unpack_hook):
+        self.value = value
+        self.unpack_hook = unpack_hook
+
+    def unpack(self):
+        return self.unpack_hook(self.value)
+
+
+def _current_hooks():
+    stack = getattr(_tls, "saved_hooks", None)
+    return stack[-1] if stack else None
+
+
+class saved_tensors_hooks:
+    """``mindspore.saved_tensors_hooks(pack_hook, unpack_hook)``: a context manager that
+    stores the tensors saved for the backward pass as ``pack_hook(tensor)`` and gives
+    gradient rules ``unpack_hook(packed)`` (NOTE: [Saved-tensor hooks])."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("For 'saved_tensors_hooks', 'pack_hook' and 'unpack_hook' must be "
+                            "callable.")
+        self.hooks = (pack_hook, unpack_hook)
+
+    def __enter__(self):
+        global _hooks_users
+        stack = getattr(_tls, "saved_hooks", None)
+        if stack is None:
+            stack = _tls.saved_hooks = []
+        stack.append(self.hooks)
+        _hooks_users += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _hooks_users
+        _tls.saved_hooks.pop()
+        _hooks_users -= 1
+        return False
+
+
+def register_saved_tensors_hooks(pack_hook, unpack_hook):
+    """``mindspore.register_saved_tensors_hooks``: a decorator running the function
+    inside ``saved_tensors_hooks(pack_hook, unpack_hook)``."""
+    import functools
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with saved_tensors_hooks(pack_hook, unpack_hook):
+                return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def _pack(x, hooks):
+    if isinstance(x, P._Tensor):
+        return Packed(hooks[0](x), hooks[1])
+    return x
 
 
 class Tape:
@@ -109,6 +197,18 @@ class Tape:
             if prim.kind == "view":
                 self._note_view(out)
         saved_out = out if prim.grad_output else None
+        if _hooks_users:
+            hooks = _current_hooks()
+            if hooks is not None:
+                with suspended():
+                    inputs = tuple([_pack(x, hooks) for x in inputs])
+                    if type(saved_out) is tuple:
+                        saved_out = tuple([_pack(o, hooks) for o in saved_out])
+                    else:
+                        saved_out = _pack(saved_out, hooks)
+                self.records.append(Record(prim, attrs, in_ids, inputs, out_ids, saved_out,
+                                           out_avals, True))
+                return
         self.records.append(Record(prim, attrs, in_ids, inputs, out_ids, saved_out, out_avals))
 
     def _note_view(self, out):
