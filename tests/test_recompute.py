@@ -83,3 +83,22 @@ def test_without_a_gradient_or_inside_a_graph_the_block_just_runs():
                                rtol=1e-6)
     with pytest.raises(TypeError, match="must be a Cell"):
         ms.recompute(lambda t: t, x)
+
+
+def test_recompute_gradient_against_finite_differences():
+    ms.set_seed(2)
+    block = nn.SequentialCell(nn.Dense(3, 4, dtype=ms.float64), nn.Tanh())
+    for p in block.get_parameters():
+        p.set_data(Tensor(p.asnumpy().astype(np.float64)))
+    x0 = np.random.default_rng(3).standard_normal((2, 3))
+
+    def loss(t):
+        return (ms.recompute(block, t) ** 3).sum()
+    got = ops.grad(loss)(Tensor(x0)).asnumpy()
+    eps, want = 1e-6, np.zeros_like(x0)
+    for idx in np.ndindex(*x0.shape):
+        hi, lo = x0.copy(), x0.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        want[idx] = (float(loss(Tensor(hi))) - float(loss(Tensor(lo)))) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)

@@ -22,6 +22,7 @@ CHECKED_ELSEWHERE = {
     # grad(jit(f)) equals grad(f) for every op-table case (test_jit_matches_pynative), and
     # grad(f) is checked numerically
     "JitCall": "tests/helpers/optable.py::run_jit, tests/jit/test_jit_call.py",
+    "Recompute": "tests/test_recompute.py::test_recompute_gradient_against_finite_differences",
     "Cond": "tests/jit/test_convert.py::test_gradient_through_a_tensor_if_against_finite_differences",
     "While": "tests/jit/test_convert.py::test_gradients_through_a_data_dependent_while_match_pynative_and_finite_differences",
 }
