@@ -1,6 +1,8 @@
 """``spore.nn`` (``mindspore.nn``): Cell, layers, losses, optimizers and wrappers."""
 from .cell import Cell as Cell
 from .graph_cell import GraphCell as GraphCell
+from .layer.sparse import (SparseToDense as SparseToDense,  # noqa: F401
+                           SparseTensorDenseMatmul as SparseTensorDenseMatmul)
 from .._parameter import Parameter as Parameter, ParameterTuple as ParameterTuple
 from .layer import *                   # noqa: F401,F403
 from .loss import *                    # noqa: F401,F403

@@ -12,6 +12,7 @@ from ._creation import *      # noqa: F401,F403
 from ._nn import *            # noqa: F401,F403
 from ._random import *        # noqa: F401,F403
 from ._surface import *       # noqa: F401,F403
+from ._sparse_ops import *    # noqa: F401,F403
 from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
 from .operations import *     # noqa: F401,F403  (primitive classes: ops.Add() ...)
 from . import operations as operations, functional as functional, composite as composite  # noqa
