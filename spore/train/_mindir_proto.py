@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
+
 from ._ckpt_proto import DecodeError, _Reader, _key, _signed64, _varint, FIXED32, FIXED64, \
     LENGTH, VARINT
 
@@ -73,6 +75,20 @@ _SCHEMA = {
         5: ("prim_type", "enum", False),
     },
 }
+
+# enums of mind_ir.proto and MindSpore's TypeId numbers (probed from MindSpore 2.10)
+_TENSOR_DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16,
+                  6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64,
+                  12: np.uint32, 13: np.uint64, 17: np.float64}
+_TENSOR_CODES = {np.dtype(v): k for k, v in _TENSOR_DTYPES.items() if k != 17}
+_TYPE_IDS = {30: "bool", 32: "int8", 33: "int16", 34: "int32", 35: "int64", 37: "uint8",
+             38: "uint16", 39: "uint32", 40: "uint64", 42: "float16", 43: "float32",
+             44: "float64", 45: "bfloat16"}
+_A = {"FLOAT": 1, "INT64": 7, "STRING": 8, "BOOL": 9, "TENSORS": 19, "TUPLE": 20,
+      "LIST": 21, "UMONAD": 23, "IOMONAD": 24, "NONE": 25}
+_PRIMITIVE, _PRIMITIVE_FUNCTION = 1, 2
+_PAD_MODES = {0: "pad", 1: "same", 2: "valid"}
+
 
 _DEFAULTS = {"str": "", "bytes": b"", "int": 0, "uint": 0, "bool": False, "enum": 0,
              "float": 0.0, "double": 0.0}
