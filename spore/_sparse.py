@@ -480,43 +480,27 @@ def make_row_tensor(indices, values, dense_shape):
     return RowTensor(indices, values, dense_shape)
 
 
-def coo_tensor_get_dense_shape(x):
-    return x.shape
+def _getter(kind, field, attr):
+    def get(x):
+        return getattr(x, attr)
+    get.__name__ = f"{kind}_tensor_get_{field}"
+    get.__doc__ = f"The ``{attr}`` of a {kind.upper()}Tensor."
+    return get
 
 
-def coo_tensor_get_indices(x):
-    return x.indices
-
-
-def coo_tensor_get_values(x):
-    return x.values
-
-
-def csr_tensor_get_dense_shape(x):
-    return x.shape
-
-
-def csr_tensor_get_indices(x):
-    return x.indices
-
-
-def csr_tensor_get_indptr(x):
-    return x.indptr
-
-
-def csr_tensor_get_values(x):
-    return x.values
+GETTERS = {f"{kind}_tensor_get_{field}": _getter(kind, field, attr)
+           for kind, fields in (("coo", ("dense_shape", "indices", "values")),
+                                ("csr", ("dense_shape", "indices", "indptr", "values")))
+           for field, attr in ((f, "shape" if f == "dense_shape" else f) for f in fields)}
 
 
 FUNCTIONS = {name: globals()[name] for name in (
     "coo2csr", "csr2coo", "coo_add", "coo_concat", "csr_add", "csr_mul", "csr_div",
     "csr_gather", "csr_mv", "csr_mm", "csr_reduce_sum", "csr_softmax", "csr_to_coo",
     "csr_to_dense", "dense_to_sparse_coo", "dense_to_sparse_csr", "make_coo_tensor",
-    "make_csr_tensor", "make_sparse_tensor", "make_row_tensor",
-    "coo_tensor_get_dense_shape", "coo_tensor_get_indices", "coo_tensor_get_values",
-    "csr_tensor_get_dense_shape", "csr_tensor_get_indices", "csr_tensor_get_indptr",
-    "csr_tensor_get_values")}
+    "make_csr_tensor", "make_sparse_tensor", "make_row_tensor")}
 FUNCTIONS.update(UNARY_FUNCTIONS)
+FUNCTIONS.update(GETTERS)
 
 
 def sparse_to_dense(indices, values, sparse_shape):

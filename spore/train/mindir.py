@@ -149,15 +149,19 @@ class MindIRGraph:
         return result[0] if len(result) == 1 else tuple(result)
 
 
+def _check_file_name(file_name, who):
+    if not isinstance(file_name, str):
+        raise TypeError(f"For '{who}', 'file_name' must be a str, but got "
+                        f"{type(file_name).__name__}.")
+
+
 def load(file_name, **kwargs):
     """``mindspore.load``: the graph of a ``.mindir`` file, to run with ``nn.GraphCell``."""
     for key in ("dec_key", "obf_func"):
         if kwargs.get(key) is not None:
             raise NotImplementedError(f"spore.load does not read encrypted or obfuscated "
                                       f"MindIR files ({key}=...)")
-    if not isinstance(file_name, str):
-        raise TypeError(f"For 'load', 'file_name' must be a str, but got "
-                        f"{type(file_name).__name__}.")
+    _check_file_name(file_name, "load")
     if not file_name.endswith(".mindir"):
         raise ValueError(f"For 'load', the file name must end with '.mindir', but got "
                          f"{file_name!r}.")
@@ -177,9 +181,7 @@ def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     """``mindspore.export``: write ``net`` traced on ``inputs`` as a MindIR file
     (``file_name`` gets the ``.mindir`` suffix when it lacks it); returns nothing."""
     from .._tensor import Tensor
-    if not isinstance(file_name, str):
-        raise TypeError(f"For 'export', 'file_name' must be a str, but got "
-                        f"{type(file_name).__name__}.")
+    _check_file_name(file_name, "export")
     fmt = str(file_format).upper()
     if fmt not in ("MINDIR", "AIR", "ONNX"):
         raise ValueError(f"For 'export', 'file_format' must be one of ['AIR', 'ONNX', "
@@ -222,9 +224,7 @@ def save_mindir(model, file_name):
     if not isinstance(model, MP.Msg) or model._type != "ModelProto":
         raise TypeError(f"For 'save_mindir', the argument 'model' must be ModelProto, but got "
                         f"{type(model)}.")
-    if not isinstance(file_name, str):
-        raise TypeError(f"For 'save_mindir', 'file_name' must be a str, but got "
-                        f"{type(file_name).__name__}.")
+    _check_file_name(file_name, "save_mindir")
     if not file_name.endswith(".mindir"):
         file_name += ".mindir"
     with open(file_name, "wb") as f:
