@@ -27,7 +27,14 @@ __all__ = ["DType", "dtype_of", "to_numpy_dtype", "resolve", "promote_types", "r
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
 
-class DType:
+class Type:
+    """The base of every MindSpore type object (``mindspore.Type``): the dtypes and
+    ``TensorType``."""
+
+    __slots__ = ()
+
+
+class DType(Type):
     """A MindSpore dtype (``ms.float32`` prints ``Float32``; repr ``mindspore.float32``)."""
 
     __slots__ = ("name", "short", "np", "category", "itemsize", "_kind")
@@ -96,6 +103,77 @@ list_ = _make("List", "list", None, None, "List")
 tuple_ = _make("Tuple", "tuple", None, None, "Tuple")
 tensor_type = _make("Tensor", "tensor", None, None, "TensorType")
 type_none = _make("None", "none", None, None, "TypeNone")
+type_type = _make("TypeType", "type_type", None, None, "TypeType")
+
+
+class _IntMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, DType) and obj._kind == "Int"
+
+    def __call__(cls, nbits=None):
+        if nbits is None:
+            return int_
+        found = {8: int8, 16: int16, 32: int32, 64: int64}.get(nbits)
+        if found is None:
+            raise TypeError(f"For 'Int', the number of bits must be 8, 16, 32 or 64, but got "
+                            f"{nbits!r}.")
+        return found
+
+
+class Int(metaclass=_IntMeta):
+    """``mindspore.Int``: ``Int(32)`` is ``int32``, ``Int()`` the generic integer type, and
+    ``isinstance(ms.int32, ms.Int)`` holds."""
+
+
+class TensorType(Type):
+    """``mindspore.TensorType(element_type)``: the type of a Tensor of that dtype."""
+
+    __slots__ = ("_element",)
+
+    def __init__(self, element_type=None):
+        if element_type is not None and not isinstance(element_type, DType):
+            element_type = resolve(element_type)
+        self._element = element_type
+
+    def element_type(self):
+        return self._element
+
+    def __eq__(self, other):
+        return isinstance(other, TensorType) and other._element is self._element
+
+    def __hash__(self):
+        return hash(("TensorType", self._element))
+
+    def __str__(self):
+        return "Tensor" if self._element is None else f"Tensor[{self._element}]"
+
+    def __repr__(self):
+        return "mindspore.tensor" if self._element is None else \
+            f"mindspore.tensor[{self._element.short}]"
+
+
+def get_py_obj_dtype(obj):
+    """``mindspore.get_py_obj_dtype``: the MindSpore type of a Python object."""
+    from ._tensor import Tensor
+    if isinstance(obj, Tensor):
+        return TensorType(obj.dtype)
+    if isinstance(obj, Type) or (isinstance(obj, type) and issubclass(obj, Type)):
+        return type_type
+    if isinstance(obj, bool):
+        return bool_
+    if isinstance(obj, int):
+        return int64
+    if isinstance(obj, float):
+        return float64
+    if isinstance(obj, tuple):
+        return tuple_
+    if isinstance(obj, list):
+        return list_
+    if obj is None:
+        return type_none
+    if isinstance(obj, type) and issubclass(obj, np.generic):
+        return dtype_of(np.dtype(obj))
+    raise TypeError(f"For 'get_py_obj_dtype', the type of {obj!r} is not supported.")
 
 ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        float16, float32, float64, bfloat16, complex64, complex128)
