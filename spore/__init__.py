@@ -60,6 +60,7 @@ from ._jit.mutable import mutable as mutable  # noqa: E402
 from ._jit.hints import (jit_class as jit_class, lazy_inline as lazy_inline,  # noqa: E402
                          no_inline as no_inline, enable_dynamic as enable_dynamic)
 from ._core.symbol import Symbol as Symbol  # noqa: E402
+from ._random import Generator as Generator, default_generator as default_generator  # noqa
 from ._sparse import (COOTensor as COOTensor, CSRTensor as CSRTensor,  # noqa: E402
                       RowTensor as RowTensor, SparseTensor as SparseTensor)
 from ._autodiff.recompute import recompute as recompute  # noqa: E402

@@ -74,8 +74,12 @@ def mix(*words):
 
 def next_key(seed=None):
     """A fresh key ``(stream seed, counter)``; an explicit op ``seed`` is mixed with the
-    global seed (0 when none is set), so it repeats from run to run."""
+    global seed (0 when none is set), so it repeats from run to run. Inside
+    ``Generator.drawing()`` the key comes from that generator instead."""
     global _counter
+    gen = _per_thread.__dict__.get("generator")
+    if gen is not None:
+        return gen._next_key()
     _counter += 1
     if seed is None:
         return (_base & _MASK64, _counter)
@@ -90,6 +94,8 @@ def key_tensor(seed=None):
     from ._core import primitive as P
     capture = P.active_capture()
     if capture is not None:
+        if _per_thread.__dict__.get("generator") is not None:
+            capture.unsupported("a random draw from a Generator object")
         return capture.random_key(seed)
     return P.wrap(key_array(next_key(seed)))
 
@@ -151,3 +157,114 @@ def get_state():
 def set_state(state):
     global _base, _counter
     _base, _counter = state
+
+
+# ----------------------------------------------------------------------------- Generator
+class Generator:
+    """``mindspore.Generator``: a random stream of its own, ``(seed, offset)``, for the ops
+    that take ``generator=`` (``mint.rand``, ``mint.normal``, ...). Its draws do not move
+    the global stream; two generators with one seed give the same numbers. The state is
+    16 bytes, the seed and the offset as little-endian int64 (MindSpore's layout)."""
+
+    def __init__(self):
+        self._seed = 0
+        self._offset = 0
+
+    def manual_seed(self, seed):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"For 'manual_seed', the 'seed' must be int, but got "
+                            f"{type(seed).__name__}.")
+        self._seed, self._offset = seed & _MASK64, 0
+        return self
+
+    def seed(self):
+        """Seed from the operating system; returns the new seed."""
+        seed = int.from_bytes(os.urandom(8), "little") >> 1
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        from ._tensor import Tensor
+        raw = np.array([self._seed, self._offset], dtype="<u8").view(np.uint8)
+        return Tensor(raw.copy())
+
+    def set_state(self, state):
+        from ._tensor import Tensor
+        if not isinstance(state, Tensor):
+            raise TypeError(f"For 'set_state', the 'state' must be a Tensor, but got "
+                            f"{type(state).__name__}.")
+        raw = np.ascontiguousarray(state.asnumpy()).view(np.uint8).ravel()
+        if raw.size != 16:
+            raise ValueError(f"For 'set_state', the 'state' must hold 16 bytes, but got "
+                             f"{raw.size}.")
+        self._seed, self._offset = (int(v) for v in raw.view("<u8"))
+        return self
+
+    def _next_key(self):
+        self._offset += 1
+        return (mix(self._seed, 0x6E4E), self._offset)
+
+    def drawing(self):
+        """A ``with`` block whose random ops in this thread draw from this generator."""
+        return _Drawing(self)
+
+
+class _Drawing:
+    def __init__(self, gen):
+        self.gen = gen
+
+    def __enter__(self):
+        self.prev = _per_thread.__dict__.get("generator")
+        _per_thread.generator = self.gen
+        return self.gen
+
+    def __exit__(self, *exc):
+        _per_thread.generator = self.prev
+        return False
+
+
+class _DefaultGenerator(Generator):
+    """``mindspore.default_generator``: the global stream (``set_seed``'s) seen as a
+    Generator; its state is the global (base, counter)."""
+
+    def manual_seed(self, seed):
+        set_seed(seed)
+        return self
+
+    def seed(self):
+        seed = int.from_bytes(os.urandom(4), "little")
+        set_seed(seed)
+        return seed
+
+    def initial_seed(self):
+        return _global_seed or 0
+
+    def get_state(self):
+        from ._tensor import Tensor
+        raw = np.array([_base & _MASK64, _counter], dtype="<u8").view(np.uint8)
+        return Tensor(raw.copy())
+
+    def set_state(self, state):
+        super().set_state(state)
+        set_state((self._seed, self._offset))
+        return self
+
+    def drawing(self):
+        return _Drawing(None)
+
+
+default_generator = _DefaultGenerator()
+
+
+def drawing_from(generator):
+    """``with drawing_from(generator):`` — the ops' ``generator=`` argument (None: the
+    global stream)."""
+    if generator is None:
+        return _Drawing(None)
+    if not isinstance(generator, Generator):
+        raise TypeError(f"'generator' must be a mindspore.Generator, but got "
+                        f"{type(generator).__name__}.")
+    return generator.drawing()

@@ -19,6 +19,7 @@ from .. import ops as _ops
 from .._dtype import int64 as _int64, float32 as _float32, float64 as _float64, bool_ as _bool
 from .._tensor import Tensor as Tensor
 from .. import _absent
+from .._random import drawing_from as _drawing_from
 
 # Identical in ops and mint: same parameters, same defaults, same meaning.
 from ..ops import (  # noqa: F401
@@ -540,12 +541,14 @@ def linspace(start, end, steps, *, dtype=None):
 
 def rand(*size, generator=None, dtype=None, device=None):
     """Uniform [0, 1) samples of ``size`` (float32 unless ``dtype``)."""
-    return _ops.rand(*_size(size, "rand"), dtype=dtype)
+    with _drawing_from(generator):
+        return _ops.rand(*_size(size, "rand"), dtype=dtype)
 
 
 def randn(*size, generator=None, dtype=None, device=None):
     """Standard normal samples of ``size`` (float32 unless ``dtype``)."""
-    return _ops.randn(*_size(size, "randn"), dtype=dtype)
+    with _drawing_from(generator):
+        return _ops.randn(*_size(size, "randn"), dtype=dtype)
 
 
 def rand_like(input, *, dtype=None, device=None):
@@ -567,7 +570,8 @@ def randint(*args, generator=None, dtype=None, device=None):
         raise TypeError(f"For 'mint.randint', expected (high, size) or (low, high, size), but "
                         f"got {len(args)} arguments.")
     low, high, size = args
-    return _ops.randint(low, high, tuple(size), dtype=_int64 if dtype is None else dtype)
+    with _drawing_from(generator):
+        return _ops.randint(low, high, tuple(size), dtype=_int64 if dtype is None else dtype)
 
 
 def randint_like(input, *args, dtype=None, device=None):
@@ -585,7 +589,8 @@ def randperm(n, *, generator=None, dtype=_int64):
     """A random permutation of 0 .. n-1 from the global random stream."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For 'mint.randperm', 'n' must be a non-negative int, but got {n!r}.")
-    return _ops.cast(_ops.argsort(_ops.rand(n, dtype=_float64)), dtype)
+    with _drawing_from(generator):
+        return _ops.cast(_ops.argsort(_ops.rand(n, dtype=_float64)), dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None):
@@ -596,17 +601,20 @@ def normal(mean=0.0, std=1.0, size=None, generator=None):
         if not shapes:
             raise TypeError("For 'mint.normal', give 'size' when 'mean' and 'std' are numbers.")
         size = _np.broadcast_shapes(*shapes)
-    return _ops.normal(tuple(size), mean, std)
+    with _drawing_from(generator):
+        return _ops.normal(tuple(size), mean, std)
 
 
 def bernoulli(input, *, generator=None):
     """0/1 samples, 1 with probability ``input`` (element-wise)."""
-    return _ops.bernoulli(input, p=input)
+    with _drawing_from(generator):
+        return _ops.bernoulli(input, p=input)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices (int64) drawn from the rows of ``input`` (unnormalised weights)."""
-    return _ops.cast(_ops.multinomial(input, num_samples, replacement), _int64)
+    with _drawing_from(generator):
+        return _ops.cast(_ops.multinomial(input, num_samples, replacement), _int64)
 
 
 def softmax(input, dim, *, dtype=None):
