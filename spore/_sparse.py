@@ -10,6 +10,7 @@ not sort or deduplicate them either (``COOTensor.coalesce`` does).
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -494,6 +495,27 @@ GETTERS = {f"{kind}_tensor_get_{field}": _getter(kind, field, attr)
            for field, attr in ((f, "shape" if f == "dense_shape" else f) for f in fields)}
 
 
+def _named(fn, name):
+    """``fn`` whose errors name the op: an error that already names it passes through;
+    a TypeError/ValueError/IndexError from below gets the op's name in front; anything
+    else (an AttributeError of a non-tensor argument, an OverflowError) becomes a
+    TypeError naming the op."""
+    label = f"'{name}'"
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as e:
+            if label in str(e):
+                raise
+            raise type(e)(f"For {label}, {e}") from e
+        except (AttributeError, OverflowError, KeyError, RuntimeError) as e:
+            raise TypeError(f"For {label}, invalid arguments ({type(e).__name__}: {e}).") \
+                from e
+    return op
+
+
 FUNCTIONS = {name: globals()[name] for name in (
     "coo2csr", "csr2coo", "coo_add", "coo_concat", "csr_add", "csr_mul", "csr_div",
     "csr_gather", "csr_mv", "csr_mm", "csr_reduce_sum", "csr_softmax", "csr_to_coo",
@@ -501,6 +523,7 @@ FUNCTIONS = {name: globals()[name] for name in (
     "make_csr_tensor", "make_sparse_tensor", "make_row_tensor")}
 FUNCTIONS.update(UNARY_FUNCTIONS)
 FUNCTIONS.update(GETTERS)
+FUNCTIONS = {name: _named(fn, name) for name, fn in FUNCTIONS.items()}
 
 
 def sparse_to_dense(indices, values, sparse_shape):

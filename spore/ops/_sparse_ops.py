@@ -4,13 +4,15 @@ from .. import _sparse as S
 from .operations import Primitive
 
 globals().update(S.FUNCTIONS)
+_to_dense = S._named(S.sparse_to_dense, "SparseToDense")
+_matmul = S._named(S.sparse_tensor_dense_matmul, "SparseTensorDenseMatmul")
 
 
 class SparseToDense(Primitive):
     """``SparseToDense()(indices, values, sparse_shape)``: the dense tensor of COO data."""
 
     def __call__(self, indices, values, sparse_shape):
-        return S.sparse_to_dense(indices, values, sparse_shape)
+        return _to_dense(indices, values, sparse_shape)
 
 
 class SparseTensorDenseMatmul(Primitive):
@@ -25,8 +27,8 @@ class SparseTensorDenseMatmul(Primitive):
         self.adjoint_st, self.adjoint_dt = adjoint_st, adjoint_dt
 
     def __call__(self, indices, values, sparse_shape, dense):
-        return S.sparse_tensor_dense_matmul(indices, values, sparse_shape, dense,
-                                            self.adjoint_st, self.adjoint_dt)
+        return _matmul(indices, values, sparse_shape, dense, self.adjoint_st,
+                       self.adjoint_dt)
 
 
 __all__ = sorted(S.FUNCTIONS) + ["SparseToDense", "SparseTensorDenseMatmul"]
