@@ -726,5 +726,22 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+# Number theory and complex numbers: the ``ops`` functions (same parameters and meaning).
+from ..ops import gcd, real, imag, polar  # noqa: E402,F401
+
+
+def vdot(input, other):
+    """The dot product of two 1-D tensors, the first conjugated when complex."""
+    for arg, v in (("input", input), ("other", other)):
+        _require_tensor("vdot", arg, v)
+        if v.ndim != 1:
+            raise ValueError(f"For 'vdot', '{arg}' must be 1-D, but got {v.ndim}-D.")
+    if input.shape != other.shape:
+        raise ValueError(f"For 'vdot', 'input' and 'other' must have one length, but got "
+                         f"{input.shape[0]} and {other.shape[0]}.")
+    first = _ops.conj(input) if input.dtype.is_complex else input
+    return _ops.sum(_ops.mul(first, other))
+
+
 def __getattr__(name):
     return _absent.missing(__name__, name)
