@@ -743,5 +743,20 @@ def vdot(input, other):
     return _ops.sum(_ops.mul(first, other))
 
 
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``(X, A)`` with ``op(T) X = b`` for the triangle T of ``A`` (upper or lower; unit
+    diagonal when ``unitriangular``; ``op`` transposes when ``transpose``), batched."""
+    _require_tensor("triangular_solve", "b", b)
+    _require_tensor("triangular_solve", "A", A)
+    t = _ops.triu(A) if upper else _ops.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = _ops.eye(n, n, A.dtype)
+        t = t * (1 - eye) + eye
+    if transpose:
+        t = _ops.swapaxes(t, -1, -2)
+    return _ops.matrix_solve(t, b), A
+
+
 def __getattr__(name):
     return _absent.missing(__name__, name)
