@@ -12,16 +12,14 @@ import numbers
 from .._core import primitive as P
 from .._prims import decomp as K
 from .._prims import linalg as L
+from ._extra import _tensor as require_tensor
 from ._utils import public_functions
 
 _Tensor = P._Tensor
 
 
 def _matrix(name, arg, x):
-    if not isinstance(x, _Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
-                        f"{type(x).__name__}.")
-    return x
+    return require_tensor(name, arg, x)
 
 
 def _factor(name, x, upper):

@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._prims import complexnum as C
 from .._prims.fft import fftn_p
+from ._extra import _tensor as require_tensor
 from ._utils import normalize_dim, static_int, public_functions
 
 _Tensor = P._Tensor
@@ -27,10 +28,7 @@ def _ops():
 
 
 def _input(name, x):
-    if not isinstance(x, _Tensor):
-        raise TypeError(f"For '{name}', the 'input' must be a Tensor, but got "
-                        f"{type(x).__name__}.")
-    return x
+    return require_tensor(name, "input", x)
 
 
 def _norm(name, norm):

@@ -91,15 +91,21 @@ def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dila
 
 
 # ------------------------------------------------------------------ max unpooling
+def _integer_like(name, arg, value, like, like_arg):
+    """``value``: an integer tensor of the shape of ``like`` (indices, targets)."""
+    t = _tensor(name, arg, value)
+    if tuple(t.shape) != tuple(like.shape):
+        raise ValueError(f"For '{name}', the '{arg}' must have the shape of '{like_arg}', "
+                         f"{list(like.shape)}, but got {list(t.shape)}.")
+    if t.dtype.is_floating_point:
+        raise TypeError(f"For '{name}', the '{arg}' must be an integer tensor, but got "
+                        f"{t.dtype}.")
+    return t
+
+
 def _max_unpool(name, nd, x, indices, kernel_size, stride, padding, output_size):
     x = _tensor(name, "x", x, (nd + 1, nd + 2))
-    idx = _tensor(name, "indices", indices)
-    if tuple(idx.shape) != tuple(x.shape):
-        raise ValueError(f"For '{name}', the 'indices' must have the shape of 'x', "
-                         f"{list(x.shape)}, but got {list(idx.shape)}.")
-    if idx.dtype.is_floating_point:
-        raise TypeError(f"For '{name}', the 'indices' must be an integer tensor, but got "
-                        f"{idx.dtype}.")
+    idx = _integer_like(name, "indices", indices, x, "x")
     kernel = _tuple(name, "kernel_size", kernel_size, nd)
     stride = kernel if stride is None or stride == 0 else _tuple(name, "stride", stride, nd)
     pad = _tuple(name, "padding", padding, nd)
@@ -138,14 +144,19 @@ def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=No
 
 
 # ------------------------------------------------------------------ normalisation, losses
+def check_norm_region(norm_region):
+    """LRN normalises across channels only (MindSpore's one region)."""
+    if norm_region != "ACROSS_CHANNELS":
+        raise ValueError(f"For 'LRN', the 'norm_region' must be str and must be in "
+                         f"'['ACROSS_CHANNELS']', but got '{norm_region}'.")
+
+
 def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
     """Local response normalisation across channels of (N, C, H, W) ``x``:
     ``x / (bias + alpha * sum_{|c' - c| <= depth_radius} x[c']^2) ** beta``."""
     name = "lrn"
     x = _tensor(name, "x", x, (4,))
-    if norm_region != "ACROSS_CHANNELS":
-        raise ValueError(f"For 'LRN', the 'norm_region' must be str and must be in "
-                         f"'['ACROSS_CHANNELS']', but got '{norm_region}'.")
+    check_norm_region(norm_region)
     r = static_int(name, "depth_radius", depth_radius)
     if r < 0:
         raise ValueError(f"For '{name}', the 'depth_radius' must be non-negative, but got {r}.")
@@ -163,13 +174,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     non-target classes i, divided by the number of classes."""
     name = "multilabel_margin_loss"
     x = _tensor(name, "input", input, (1, 2))
-    t = _tensor(name, "target", target)
-    if tuple(t.shape) != tuple(x.shape):
-        raise ValueError(f"For '{name}', the 'target' must have the shape of 'input', "
-                         f"{list(x.shape)}, but got {list(t.shape)}.")
-    if t.dtype.is_floating_point:
-        raise TypeError(f"For '{name}', the 'target' must be an integer tensor, but got "
-                        f"{t.dtype}.")
+    t = _integer_like(name, "target", target, x, "input")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"For '{name}', the 'reduction' must be 'none', 'mean' or 'sum', but "
                          f"got {reduction!r}.")
@@ -325,4 +330,4 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             + tap(y0 + 1, x0) * wy1 * wx0 + tap(y0 + 1, x0 + 1) * wy1 * wx1)
 
 
-__all__ = public_functions(globals(), __name__)
+__all__ = [n for n in public_functions(globals(), __name__) if n != "check_norm_region"]

@@ -85,20 +85,15 @@ class MaxUnpool3d(_MaxUnpool):
 
 
 class LRN(Cell):
-    """Local response normalisation across channels (``ops.lrn``)."""
+    """Local response normalisation across channels (``ops.LRN``, ``ops.lrn``)."""
 
     def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
                  norm_region="ACROSS_CHANNELS"):
         super().__init__()
-        if norm_region != "ACROSS_CHANNELS":
-            raise ValueError(f"For 'LRN', the 'norm_region' must be str and must be in "
-                             f"'['ACROSS_CHANNELS']', but got '{norm_region}'.")
-        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
-        self.norm_region = norm_region
+        self.lrn = ops.LRN(depth_radius, bias, alpha, beta, norm_region)
 
     def construct(self, x):
-        return ops.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta,
-                       self.norm_region)
+        return self.lrn(x)
 
 
 class SyncBatchNorm(BatchNorm2d):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from . import Primitive, _ops
+from .._nn_more import check_norm_region
 
 __all__ = ["LRN", "MaxUnpool2D", "MaxUnpool3D", "Conv3DTranspose", "GridSampler2D",
            "AffineGrid", "MultilabelMarginLoss"]
@@ -15,9 +16,7 @@ class LRN(Primitive):
     def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
                  norm_region="ACROSS_CHANNELS"):
         super().__init__()
-        if norm_region != "ACROSS_CHANNELS":
-            raise ValueError(f"For 'LRN', the 'norm_region' must be str and must be in "
-                             f"'['ACROSS_CHANNELS']', but got '{norm_region}'.")
+        check_norm_region(norm_region)
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
         self.norm_region = norm_region
 
