@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numbers
 
+from .. import _dtype as D
+
 
 from .._core import primitive as P
 from .._prims import decomp as K
@@ -26,6 +28,16 @@ def _factor(name, x, upper):
     """The lower factor L of A = L L^T from a lower (or, when ``upper``, upper) factor."""
     x = _matrix(name, "input", x)
     return x.swapaxes(-1, -2) if upper else x
+
+
+def _float_matrix(name, arg, x):
+    x = _matrix(name, arg, x)
+    if x.dtype not in (D.float32, D.float64):
+        raise TypeError(f"For '{name}', the '{arg}' must be a Float32 or Float64 tensor, but "
+                        f"got {x.dtype}.")
+    if x.ndim < 2:
+        raise ValueError(f"For '{name}', the '{arg}' must be at least 2-D, but got {x.ndim}-D.")
+    return x
 
 
 def cholesky(input_x, upper=False):
@@ -84,7 +96,7 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     are dropped (``rtol`` defaults to ``eps * max(M, N)`` when ``atol`` is not given, else
     0)."""
     import numpy as np
-    x = _matrix("pinv", "x", x)
+    x = _float_matrix("pinv", "x", x)
     atol = _tolerance("pinv", "atol", atol)
     rtol = _tolerance("pinv", "rtol", rtol)
     if rtol is None:
@@ -98,7 +110,7 @@ def lstsq(input, A):
     """The least-squares (minimum-norm) solution X of ``input`` X = ``A``: ``pinv(input) @
     A`` (``A`` 1-D is one right-hand side)."""
     from .. import ops
-    x = _matrix("lstsq", "input", input)
+    x = _float_matrix("lstsq", "input", input)
     b = _matrix("lstsq", "A", A)
     if x.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != x.shape[0]:
         raise ValueError(f"For 'lstsq', 'input' must be 2-D (M, N) and 'A' (M,) or (M, K), but "

@@ -44,6 +44,36 @@ def _float_tensor(name, arg, value):
     return x
 
 
+def real_number(name, arg, value):
+    """A Python float from a real number (not bool) or a one-element real tensor."""
+    if isinstance(value, _Tensor) and value.size == 1 and not value.dtype.is_complex:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{name}', the '{arg}' must be a real number, but got "
+                        f"{type(value).__name__}.")
+    return float(value)
+
+
+def int_sequence(name, arg, value, length=None):
+    """A tuple of Python ints from a tuple or list of ints (``length`` of them if given)."""
+    if not isinstance(value, (tuple, list)) or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+        raise TypeError(f"For '{name}', the '{arg}' must be a tuple or list of ints, but got "
+                        f"{value!r}.")
+    if length is not None and len(value) != length:
+        raise ValueError(f"For '{name}', the '{arg}' must hold {length} ints, but got "
+                         f"{len(value)}.")
+    return tuple(int(v) for v in value)
+
+
+def float_sequence(name, arg, value, length):
+    """A tuple of ``length`` Python floats from a tuple or list of real numbers."""
+    if not isinstance(value, (tuple, list)) or len(value) != length:
+        raise TypeError(f"For '{name}', the '{arg}' must be a tuple or list of {length} "
+                        f"numbers, but got {value!r}.")
+    return tuple(real_number(name, arg, v) for v in value)
+
+
 # ----------------------------------------------------------------------- predicates
 def is_tensor(obj):
     """Whether ``obj`` is a Tensor (a Parameter included)."""
@@ -267,7 +297,7 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     n = y.shape[d]
     lo, hi = ops.narrow(y, d, 0, n - 1), ops.narrow(y, d, 1, n - 1)
     if x is None:
-        return ((lo + hi) * (float(dx) / 2)).sum(d)
+        return ((lo + hi) * (real_number("trapz", "dx", dx) / 2)).sum(d)
     x = as_tensor(x).astype(y.dtype)
     if x.ndim == 1:
         spacing = x[1:] - x[:-1]
@@ -285,6 +315,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     x = as_tensor(input)
     if x.ndim > 2:
         raise ValueError(f"For 'cov', the 'input' must be 1-D or 2-D, but got {x.ndim}-D.")
+    correction = static_int("cov", "correction", correction)
     if not x.dtype.is_floating_point:
         x = x.astype(D.float32)
     if x.ndim == 1:
@@ -316,6 +347,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def _quantile(name, input, q, axis, keepdims, ignore_nan):
     ops = _ops()
     x = _float_tensor(name, "input", input)
+    if not isinstance(q, (_Tensor, numbers.Real)) or isinstance(q, bool):
+        raise TypeError(f"For '{name}', the 'q' must be a float or a Tensor, but got "
+                        f"{type(q).__name__}.")
     q_is_scalar = isinstance(q, numbers.Real) or (isinstance(q, _Tensor) and q.ndim == 0)
     qs = np.asarray(q.asnumpy() if isinstance(q, _Tensor) else q, np.float64).reshape(-1)
     if np.any((qs < 0) | (qs > 1)):
@@ -591,7 +625,7 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     """The tensors of ``x`` scaled by ``clip_norm / max(global_norm, clip_norm)``, where the
     global norm is the 2-norm of all their elements (``use_norm`` replaces it)."""
     ops = _ops()
-    if not isinstance(x, (tuple, list)) or not x:
+    if not isinstance(x, (tuple, list)) or not x or not all(isinstance(t, _Tensor) for t in x):
         raise TypeError("For 'clip_by_global_norm', the 'x' must be a non-empty tuple or list "
                         "of Tensors.")
     if use_norm is None:
@@ -658,4 +692,5 @@ def bincount(input, weights=None, minlength=0):
     return _Tensor(np.bincount(values, w, minlength).astype(np.float32))
 
 
-__all__ = public_functions(globals(), __name__)
+__all__ = [n for n in public_functions(globals(), __name__)
+           if n not in ("real_number", "int_sequence", "float_sequence")]

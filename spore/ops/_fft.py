@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._prims import complexnum as C
 from .._prims.fft import fftn_p
-from ._extra import _tensor as require_tensor
+from ._extra import _tensor as require_tensor, int_sequence, real_number
 from ._utils import normalize_dim, static_int, public_functions
 
 _Tensor = P._Tensor
@@ -42,13 +42,17 @@ def _norm(name, norm):
 
 def _axes(name, x, s, dim, default_all):
     """``(axes, sizes)`` of an N-D transform: PyTorch's rules for ``s`` and ``dim``."""
+    if s is not None:
+        s = int_sequence(name, "s", s)
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = static_int(name, "dim", dim)
     if dim is None:
         if s is None:
             axes = tuple(range(x.ndim)) if default_all else (x.ndim - 2, x.ndim - 1)
         else:
             axes = tuple(range(x.ndim - len(s), x.ndim))
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = (dim,) if isinstance(dim, int) else int_sequence(name, "dim", dim)
         axes = tuple(normalize_dim(name, d, x.ndim, "dim") for d in dims)
         if len(set(axes)) != len(axes):
             raise ValueError(f"For '{name}', the 'dim' must not repeat an axis, but got {dim}.")
@@ -199,7 +203,8 @@ def _shift(name, input, dim, inverse):
     if dim is None:
         dims = tuple(range(x.ndim))
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = (static_int(name, "dim", dim),) if not isinstance(dim, (tuple, list)) else \
+            int_sequence(name, "dim", dim)
         dims = tuple(normalize_dim(name, d, x.ndim, "dim") for d in dims)
     if not dims:
         return x
@@ -221,8 +226,11 @@ def _freq(name, n, d, dtype, values):
     n = static_int(name, "n", n)
     if n < 1:
         raise ValueError(f"For '{name}', the 'n' must be positive, but got {n}.")
+    d = real_number(name, "d", d)
+    if d == 0:
+        raise ValueError(f"For '{name}', the 'd' must be nonzero.")
     out = D.float32 if dtype is None else D.resolve(dtype)
-    return _Tensor((values(n) / (n * float(d))).astype(out.np))
+    return _Tensor((values(n) / (n * d)).astype(out.np))
 
 
 def fftfreq(n, d=1.0, dtype=None):

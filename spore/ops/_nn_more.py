@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._core import primitive as P
 from .._prims.nn.conv3d import conv3d_input_grad_p
+from ._extra import int_sequence
 from ._utils import normalize_dim, static_int, public_functions
 
 _Tensor = P._Tensor
@@ -110,10 +111,13 @@ def _max_unpool(name, nd, x, indices, kernel_size, stride, padding, output_size)
     stride = kernel if stride is None or stride == 0 else _tuple(name, "stride", stride, nd)
     pad = _tuple(name, "padding", padding, nd)
     spatial = tuple(x.shape[-nd:])
-    if output_size is None or tuple(output_size) == ():
+    if output_size is None or (isinstance(output_size, (tuple, list)) and not output_size):
         out = tuple((n - 1) * s - 2 * p + k for n, s, p, k in zip(spatial, stride, pad, kernel))
     else:
-        out = tuple(int(v) for v in tuple(output_size)[-nd:])
+        out = int_sequence(name, "output_size", output_size)[-nd:]
+        if len(out) != nd or min(out) < 1:
+            raise ValueError(f"For '{name}', the 'output_size' must end with {nd} positive "
+                             f"sizes, but got {output_size}.")
     lead = tuple(x.shape[:-nd])
     ops = _ops()
     size = int(np.prod(out))

@@ -4,6 +4,7 @@ decomposition ops (``ops.Gcd()(x, y)``, ``ops.Cholesky(upper)(x)``, ``ops.Eig(co
 from __future__ import annotations
 
 from ... import _dtype as D
+from ..._tensor import Tensor
 from . import Primitive, _forward, _ops
 
 __all__ = []
@@ -164,6 +165,7 @@ class Lstsq(Primitive):
         ops = _ops()
         if self.l2_regularizer == 0:
             return ops.lstsq(a, b)
+        ops.pinv(a)                 # the same argument checks as the least-squares path
         n = a.shape[-1]
         gram = ops.matmul(a.swapaxes(-1, -2), a) + self.l2_regularizer * ops.eye(n, n, a.dtype)
         return ops.matrix_solve(gram, ops.matmul(a.swapaxes(-1, -2), b))
@@ -179,8 +181,11 @@ class _Window(Primitive):
         self.add_prim_attr("dtype", dtype)
 
     def __call__(self, window_length):
-        return getattr(_ops(), self.op)(window_length.reshape(()), self.periodic,
-                                        **self.extra, dtype=self.dtype)
+        if not isinstance(window_length, Tensor):
+            raise TypeError(f"For '{type(self).__name__}', the 'window_length' must be a "
+                            f"Tensor, but got {type(window_length).__name__}.")
+        return getattr(_ops(), self.op)(window_length, self.periodic, **self.extra,
+                                        dtype=self.dtype)
 
 
 @_export
@@ -211,9 +216,22 @@ class Bincount(Primitive):
 
     def __call__(self, array, size, weights):
         import numpy as np
-        from ..._tensor import Tensor
+        for arg, v in (("array", array), ("size", size), ("weights", weights)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"For 'Bincount', the '{arg}' must be a Tensor, but got "
+                                f"{type(v).__name__}.")
+        if array.dtype.is_floating_point or array.dtype.is_complex or array.dtype == D.bool_:
+            raise TypeError(f"For 'Bincount', the 'array' must be an integer tensor, but got "
+                            f"{array.dtype}.")
+        if size.size != 1 or size.dtype.is_floating_point:
+            raise ValueError("For 'Bincount', the 'size' must be a one-element integer tensor.")
+        if tuple(weights.shape) != tuple(array.shape) or not weights.dtype.is_floating_point:
+            raise ValueError(f"For 'Bincount', the 'weights' must be a float tensor of the "
+                             f"shape of 'array', {list(array.shape)}.")
         values = array.asnumpy().reshape(-1)
         n = int(size.asnumpy().reshape(()))
+        if n < 0:
+            raise ValueError(f"For 'Bincount', the 'size' must be non-negative, but got {n}.")
         w = weights.asnumpy().reshape(-1)
         keep = (values >= 0) & (values < n)
         out = np.bincount(values[keep], w[keep], minlength=n)[:n]
