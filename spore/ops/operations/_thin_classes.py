@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor
+from .._extra import _tensor
 from . import Primitive, _forward, _ops
 
 __all__ = []
@@ -24,13 +25,6 @@ del _cls, _op
 def _export(cls):
     __all__.append(cls.__name__)
     return cls
-
-
-def _tensor(owner, arg, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{owner}', the '{arg}' must be a Tensor, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 @_export
