@@ -734,5 +734,37 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+# Number theory and complex numbers: the ``ops`` functions (same parameters and meaning).
+from ..ops import gcd, real, imag, polar  # noqa: E402,F401
+
+
+def vdot(input, other):
+    """The dot product of two 1-D tensors, the first conjugated when complex."""
+    for arg, v in (("input", input), ("other", other)):
+        _require_tensor("vdot", arg, v)
+        if v.ndim != 1:
+            raise ValueError(f"For 'vdot', '{arg}' must be 1-D, but got {v.ndim}-D.")
+    if input.shape != other.shape:
+        raise ValueError(f"For 'vdot', 'input' and 'other' must have one length, but got "
+                         f"{input.shape[0]} and {other.shape[0]}.")
+    first = _ops.conj(input) if input.dtype.is_complex else input
+    return _ops.sum(_ops.mul(first, other))
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``(X, A)`` with ``op(T) X = b`` for the triangle T of ``A`` (upper or lower; unit
+    diagonal when ``unitriangular``; ``op`` transposes when ``transpose``), batched."""
+    _require_tensor("triangular_solve", "b", b)
+    _require_tensor("triangular_solve", "A", A)
+    t = _ops.triu(A) if upper else _ops.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = _ops.eye(n, n, A.dtype)
+        t = t * (1 - eye) + eye
+    if transpose:
+        t = _ops.swapaxes(t, -1, -2)
+    return _ops.matrix_solve(t, b), A
+
+
 def __getattr__(name):
     return _absent.missing(__name__, name)

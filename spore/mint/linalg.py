@@ -23,5 +23,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return _ops.norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+def qr(A, mode="reduced"):
+    """``(Q, R)`` of ``A``: mode 'reduced', 'complete' or 'r' (``ops.qr``)."""
+    return _ops.qr(A, mode)
+
+
 def __getattr__(name):
     return _absent.missing(__name__, name)

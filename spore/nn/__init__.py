@@ -11,6 +11,7 @@ from .wrap import *                    # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *              # noqa: F401,F403
 from ..train.metrics import *          # noqa: F401,F403,E402  (MindSpore exposes metrics in nn too)
+from .layer.more_layers import *       # noqa: F401,F403,E402
 from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
                           MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
                           ImageGradients, TimeDistributed)
