@@ -10,7 +10,8 @@ from ._history import History as History, LambdaCallback as LambdaCallback
 from ._early_stop import EarlyStopping as EarlyStopping, ReduceLROnPlateau as ReduceLROnPlateau
 from ._lr_scheduler import LearningRateScheduler as LearningRateScheduler
 from ._progress import ProgressBar as ProgressBar
+from ._backup import BackupAndRestore as BackupAndRestore
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "History", "LambdaCallback", "EarlyStopping", "ReduceLROnPlateau",
-           "LearningRateScheduler", "ProgressBar"]
+           "LearningRateScheduler", "ProgressBar", "BackupAndRestore"]
