@@ -8,6 +8,7 @@ from .precision_recall import Precision as Precision, Recall as Recall, Fbeta as
 from .error import MAE as MAE, MSE as MSE
 from .loss import Loss as Loss
 from .confusion_matrix import ConfusionMatrix as ConfusionMatrix
+from .confusion_matrix_metric import ConfusionMatrixMetric as ConfusionMatrixMetric
 from .roc import ROC as ROC, auc as auc
 from .similarity import CosineSimilarity as CosineSimilarity, Dice as Dice
 from .text import BleuScore as BleuScore, Perplexity as Perplexity
@@ -17,7 +18,7 @@ from .surface import (HausdorffDistance as HausdorffDistance,
 
 __all__ = ["names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ROC",
+           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ConfusionMatrixMetric", "ROC",
            "auc", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "HausdorffDistance",
            "MeanSurfaceDistance", "RootMeanSquareDistance"]
 
