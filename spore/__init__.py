@@ -14,7 +14,7 @@ from .version import __version__ as __version__  # noqa: E402
 
 from . import _dtype as dtype                     # noqa: E402  (ms.dtype namespace)
 from ._dtype import (Type as Type, TensorType as TensorType, Int as Int,  # noqa: E402
-                     get_py_obj_dtype as get_py_obj_dtype)
+                     get_py_obj_dtype as get_py_obj_dtype, QuantDtype as QuantDtype)
 from ._dtype import (bool_ as bool_, int8 as int8, int16 as int16, int32 as int32,  # noqa: E402
                      int64 as int64, uint8 as uint8, uint16 as uint16, uint32 as uint32,
                      uint64 as uint64, float16 as float16, float32 as float32,

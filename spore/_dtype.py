@@ -12,6 +12,8 @@ and pick the default type of their category otherwise (int32 + 1.5 -> float32).
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 try:  # pragma: no cover - import guard
@@ -326,3 +328,21 @@ def pytype_to_dtype(t):
 def dtype_to_pytype(d):
     d = resolve(d)
     return {BOOL: bool, INT: int, FLOAT: float, COMPLEX: complex}[d.category]
+
+
+class QuantDtype(enum.Enum):
+    """``mindspore.QuantDtype``: the integer widths of quantization, ``INT1`` .. ``INT16``
+    (0 .. 15) and ``UINT1`` .. ``UINT16`` (100 .. 115). ``value()`` is a method, as in
+    MindSpore."""
+
+    _ignore_ = ["_k"]
+    for _k in range(1, 17):
+        vars()[f"INT{_k}"] = _k - 1
+    for _k in range(1, 17):
+        vars()[f"UINT{_k}"] = 99 + _k
+
+    def __str__(self):
+        return self.name
+
+    def value(self):
+        return self._value_

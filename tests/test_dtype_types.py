@@ -32,3 +32,10 @@ def test_get_py_obj_dtype():
                    "Float32"]
     with pytest.raises(TypeError, match="not supported"):
         ms.get_py_obj_dtype(object())
+
+
+def test_quant_dtype():
+    members = list(ms.QuantDtype)
+    assert len(members) == 32 and members[0].name == "INT1" and members[-1].name == "UINT16"
+    assert ms.QuantDtype.INT8.value() == 7 and ms.QuantDtype.UINT16.value() == 115
+    assert str(ms.QuantDtype.INT4) == "INT4" and ms.QuantDtype(100) is ms.QuantDtype.UINT1
