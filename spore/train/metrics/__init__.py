@@ -9,6 +9,7 @@ from .error import MAE as MAE, MSE as MSE
 from .loss import Loss as Loss
 from .confusion_matrix import ConfusionMatrix as ConfusionMatrix
 from .confusion_matrix_metric import ConfusionMatrixMetric as ConfusionMatrixMetric
+from .occlusion_sensitivity import OcclusionSensitivity as OcclusionSensitivity
 from .roc import ROC as ROC, auc as auc
 from .similarity import CosineSimilarity as CosineSimilarity, Dice as Dice
 from .text import BleuScore as BleuScore, Perplexity as Perplexity
@@ -18,7 +19,7 @@ from .surface import (HausdorffDistance as HausdorffDistance,
 
 __all__ = ["names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ConfusionMatrixMetric", "ROC",
+           "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "Loss", "ConfusionMatrix", "ConfusionMatrixMetric", "OcclusionSensitivity", "ROC",
            "auc", "Dice", "CosineSimilarity", "Perplexity", "BleuScore", "HausdorffDistance",
            "MeanSurfaceDistance", "RootMeanSquareDistance"]
 
