@@ -266,19 +266,26 @@ class _FileRows:
         self.files, self.labels, self.decode = files, labels, decode
 
     def __call__(self, index):
-        path = self.files[index]
+        return read_image(self.files[index], self.decode), \
+            np.array(self.labels[index], dtype=np.int32)
+
+
+def read_image(path, decode):
+    """The file's bytes (uint8, 1-D), or with ``decode`` its RGB HWC uint8 image."""
+    try:
         with open(path, "rb") as f:
             data = f.read()
-        label = np.array(self.labels[index], dtype=np.int32)
-        if not self.decode:
-            return np.frombuffer(data, np.uint8).copy(), label
-        try:
-            return decode_image(data), label
-        except ImportError:
-            raise
-        except Exception as exc:
-            raise pipeline_error(f"Invalid image, {path} could not be decoded (broken file or "
-                                 f"not an image): {exc}") from None
+    except OSError as exc:
+        raise pipeline_error(f"Invalid file, {path} could not be read: {exc}") from None
+    if not decode:
+        return np.frombuffer(data, np.uint8).copy()
+    try:
+        return decode_image(data)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise pipeline_error(f"Invalid image, {path} could not be decoded (broken file or "
+                             f"not an image): {exc}") from None
 
 
 class ImageFolderDataset(MappableDataset):
