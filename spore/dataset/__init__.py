@@ -25,6 +25,7 @@ from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset a
                              FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
                              MnistDataset as MnistDataset)
+from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
 from .engine.readers_vision import (CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
 from .engine.readers_mindrecord import MindDataset as MindDataset
