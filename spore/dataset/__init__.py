@@ -22,9 +22,14 @@ from .engine.ops_rowwise import (FilterDataset as FilterDataset, MapDataset as M
                                  ProjectDataset as ProjectDataset,
                                  RenameDataset as RenameDataset)
 from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset as Cifar100Dataset,
+                             EMnistDataset as EMnistDataset,
                              FashionMnistDataset as FashionMnistDataset,
                              ImageFolderDataset as ImageFolderDataset,
-                             MnistDataset as MnistDataset)
+                             KMnistDataset as KMnistDataset, MnistDataset as MnistDataset,
+                             QMnistDataset as QMnistDataset)
+from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
+                                   SemeionDataset as SemeionDataset, STL10Dataset as STL10Dataset,
+                                   USPSDataset as USPSDataset)
 from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
 from .engine.readers_vision import (CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
