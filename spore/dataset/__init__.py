@@ -33,6 +33,18 @@ from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
 from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
 from .engine.readers_vision import (CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
+from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,
+                                     AmazonReviewDataset as AmazonReviewDataset,
+                                     CLUEDataset as CLUEDataset,
+                                     CoNLL2000Dataset as CoNLL2000Dataset,
+                                     DBpediaDataset as DBpediaDataset, EnWik9Dataset as EnWik9Dataset,
+                                     IMDBDataset as IMDBDataset, Multi30kDataset as Multi30kDataset,
+                                     PennTreebankDataset as PennTreebankDataset,
+                                     SogouNewsDataset as SogouNewsDataset, SQuADDataset as SQuADDataset,
+                                     SST2Dataset as SST2Dataset, UDPOSDataset as UDPOSDataset,
+                                     WikiTextDataset as WikiTextDataset,
+                                     YahooAnswersDataset as YahooAnswersDataset,
+                                     YelpReviewDataset as YelpReviewDataset)
 from .engine.readers_mindrecord import MindDataset as MindDataset
 from .engine.readers_text import CSVDataset as CSVDataset, TextFileDataset as TextFileDataset
 from .engine.samplers import (DistributedSampler as DistributedSampler, PKSampler as PKSampler,
