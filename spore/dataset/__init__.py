@@ -47,13 +47,29 @@ from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,
                                      YelpReviewDataset as YelpReviewDataset)
 from .engine.readers_mindrecord import MindDataset as MindDataset
 from .engine.readers_text import CSVDataset as CSVDataset, TextFileDataset as TextFileDataset
-from .engine.samplers import (DistributedSampler as DistributedSampler, PKSampler as PKSampler,
+from .engine.samplers import (BuiltinSampler as BuiltinSampler,
+                              DistributedSampler as DistributedSampler, IterSampler as IterSampler,
+                              PKSampler as PKSampler,
                               RandomSampler as RandomSampler, Sampler as Sampler,
                               SequentialSampler as SequentialSampler, Shuffle as Shuffle,
                               SubsetRandomSampler as SubsetRandomSampler,
                               SubsetSampler as SubsetSampler,
                               WeightedRandomSampler as WeightedRandomSampler)
 from .engine.schema import Schema as Schema
+from .engine.debug import DebugHook as DebugHook
+from .engine.ops_extra import (BucketBatchByLengthDataset as BucketBatchByLengthDataset,
+                               DSCallback as DSCallback, PaddedDataset as PaddedDataset,
+                               SyncWaitDataset as SyncWaitDataset,
+                               WaitedDSCallback as WaitedDSCallback)
+from .config import (ErrorSamplesMode as ErrorSamplesMode,
+                     get_callback_timeout as get_callback_timeout,
+                     get_debug_mode as get_debug_mode, get_enable_watchdog as get_enable_watchdog,
+                     get_error_samples_mode as get_error_samples_mode,
+                     get_multiprocessing_start_method as get_multiprocessing_start_method,
+                     get_multiprocessing_timeout_interval as get_multiprocessing_timeout_interval,
+                     get_num_parallel_workers as get_num_parallel_workers, get_seed as get_seed,
+                     get_video_backend as get_video_backend, set_seed as set_seed,
+                     set_video_backend as set_video_backend)
 from .engine.sources import (GeneratorDataset as GeneratorDataset,
                              MappableDataset as MappableDataset,
                              NumpySlicesDataset as NumpySlicesDataset)

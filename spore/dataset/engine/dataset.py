@@ -154,6 +154,23 @@ class Dataset:
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
                             pad_info=pad_info if pad_info is not None else {})
 
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together (``ops_extra.BucketBatchByLengthDataset``)."""
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
+                                          bucket_batch_sizes, element_length_function, pad_info,
+                                          pad_to_bucket_boundary, drop_remainder)
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Let ``num_batch`` batches through per pass, then one per ``sync_update``."""
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release the sync point ``condition_name`` (after calling its callback with
+        ``data``); ``num_batch`` batches pass (default: its ``sync_wait`` num_batch)."""
+        sync_update(self, condition_name, num_batch, data)
+
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of ``buffer_size`` rows (>= size: a full shuffle)."""
         return ShuffleDataset(self, buffer_size)
@@ -220,3 +237,4 @@ from .ops_flow import (ConcatDataset, RepeatDataset, ShuffleDataset, SkipDataset
                        TakeDataset, ZipDataset)
 from .ops_rowwise import FilterDataset, MapDataset, ProjectDataset, RenameDataset  # noqa: E402
 from .split import split_dataset  # noqa: E402
+from .ops_extra import BucketBatchByLengthDataset, SyncWaitDataset, sync_update  # noqa: E402

@@ -147,6 +147,8 @@ class BatchDataset(_RowWise):
         else:
             self._names, self._layout = _output_layout(names, inputs, outputs)
         self.pad_info = _check_pad_info(pad_info, self._names)
+        from .ops_extra import tell_batch_size
+        tell_batch_size(child, batch_size if isinstance(batch_size, int) else 1)
 
     def _columns(self):
         return list(self._names)

@@ -122,13 +122,28 @@ class ConcatDataset(Dataset):
             if child._columns() != first:
                 raise ValueError(f"For 'concat', the datasets must have the same column names "
                                  f"in the same order, but got {first} and {child._columns()}.")
+        self._sampled = None  # use_sampler: the children read through one sampler
 
     def _size(self):
+        if self._sampled is not None:
+            return self._sampled.get_dataset_size()
         return sum(c.get_dataset_size() for c in self.children)
 
     def _rows(self, run):
+        if self._sampled is not None:
+            yield from self._sampled._rows(run)
+            return
         for i, child in enumerate(self.children):
             yield from child._rows(run.sub(i))
+
+    def use_sampler(self, new_sampler):
+        """Read the joined rows of the children (random-access sources) through
+        ``new_sampler``, e.g. a DistributedSampler after padding with PaddedDataset. As in
+        MindSpore this changes the dataset in place."""
+        from .ops_extra import use_sampler
+        from .samplers import user_sampler
+        self._sampled = use_sampler(self, user_sampler(new_sampler))
+        self.reset()
 
 
 class PositionSubsetDataset(Dataset):
