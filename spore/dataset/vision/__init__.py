@@ -25,6 +25,9 @@ from .augment import (AdjustGamma as AdjustGamma, AdjustHue as AdjustHue, Adjust
                       RandomGrayscale as RandomGrayscale, RandomInvert as RandomInvert,
                       RandomPosterize as RandomPosterize, RandomSharpness as RandomSharpness,
                       RandomSolarize as RandomSolarize, TenCrop as TenCrop)
+from .geometry import (Affine as Affine, Perspective as Perspective,
+                       RandomAffine as RandomAffine, RandomPerspective as RandomPerspective,
+                       RandomRotation as RandomRotation, Rotate as Rotate)
 
 
 def __getattr__(name):
