@@ -217,3 +217,24 @@ class RandomOrder(TensorOperation):
         for i in rand.generator.permutation(len(self.transforms)):
             arrays = run_operation(self.transforms[i], arrays, rand)
         return arrays
+
+
+class Unique(TensorOperation):
+    """The distinct values of an array (at least 2-D, flattened, as MindSpore requires) in
+    order of first appearance, each element's index into them (int32) and their counts
+    (int32): three output columns."""
+
+    def _run(self, arrays, rand):
+        if len(arrays) != 1:
+            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
+        array = arrays[0]
+        if array.ndim < 2:
+            raise self._error(f"input must be at least 2-D in order to do unique op, got rank: "
+                              f"{array.ndim}.", RuntimeError)
+        flat = array.reshape(-1)
+        values, first, inverse, counts = np.unique(flat, return_index=True,
+                                                   return_inverse=True, return_counts=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return (values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32))

@@ -28,6 +28,14 @@ from .augment import (AdjustGamma as AdjustGamma, AdjustHue as AdjustHue, Adjust
 from .geometry import (Affine as Affine, Perspective as Perspective,
                        RandomAffine as RandomAffine, RandomPerspective as RandomPerspective,
                        RandomRotation as RandomRotation, Rotate as Rotate)
+from .misc import (HsvToRgb as HsvToRgb, ImageReadMode as ImageReadMode, MixUp as MixUp,
+                   RandomColor as RandomColor, RandomColorAdjust as RandomColorAdjust,
+                   RandomCropDecodeResize as RandomCropDecodeResize,
+                   RandomErasing as RandomErasing, RandomLighting as RandomLighting,
+                   RgbToHsv as RgbToHsv, SliceMode as SliceMode, SlicePatches as SlicePatches,
+                   ToPIL as ToPIL, encode_jpeg as encode_jpeg, encode_png as encode_png,
+                   read_file as read_file, read_image as read_image, write_file as write_file,
+                   write_jpeg as write_jpeg, write_png as write_png)
 
 
 def __getattr__(name):
