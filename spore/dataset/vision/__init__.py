@@ -36,6 +36,11 @@ from .misc import (HsvToRgb as HsvToRgb, ImageReadMode as ImageReadMode, MixUp a
                    ToPIL as ToPIL, encode_jpeg as encode_jpeg, encode_png as encode_png,
                    read_file as read_file, read_image as read_image, write_file as write_file,
                    write_jpeg as write_jpeg, write_png as write_png)
+from .autoaugment import (AutoAugment as AutoAugment, AutoAugmentPolicy as AutoAugmentPolicy,
+                          RandAugment as RandAugment,
+                          RandomSelectSubpolicy as RandomSelectSubpolicy,
+                          TrivialAugmentWide as TrivialAugmentWide,
+                          UniformAugment as UniformAugment)
 
 
 def __getattr__(name):
