@@ -41,6 +41,13 @@ from .autoaugment import (AutoAugment as AutoAugment, AutoAugmentPolicy as AutoA
                           RandomSelectSubpolicy as RandomSelectSubpolicy,
                           TrivialAugmentWide as TrivialAugmentWide,
                           UniformAugment as UniformAugment)
+from .bbox import (BoundingBoxAugment as BoundingBoxAugment,
+                   RandomCropWithBBox as RandomCropWithBBox,
+                   RandomHorizontalFlipWithBBox as RandomHorizontalFlipWithBBox,
+                   RandomResizedCropWithBBox as RandomResizedCropWithBBox,
+                   RandomResizeWithBBox as RandomResizeWithBBox,
+                   RandomVerticalFlipWithBBox as RandomVerticalFlipWithBBox,
+                   ResizeWithBBox as ResizeWithBBox)
 
 
 def __getattr__(name):
