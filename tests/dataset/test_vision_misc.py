@@ -126,3 +126,17 @@ def test_random_crop_decode_resize():
     data = vision.encode_png(np.random.default_rng(0).integers(0, 256, (20, 30, 3), np.uint8))
     out = vision.RandomCropDecodeResize((8, 6))(data)
     assert out.shape == (8, 6, 3) and out.dtype == np.uint8
+
+
+def test_random_resize_not_random_and_utils():
+    out = vision.RandomResize((2, 3))(IMG)
+    assert out.shape == (2, 3, 3)
+    assert any((out == vision.Resize((2, 3), inter)(IMG)).all()
+               for inter in (vision.Inter.NEAREST, vision.Inter.BILINEAR))
+
+    @transforms.not_random
+    def double(x):
+        return x * 2
+
+    assert double.random is False and vision.not_random is transforms.not_random
+    assert vision.utils.Inter is vision.Inter and vision.utils.SliceMode is vision.SliceMode

@@ -6,7 +6,7 @@ from .transforms import (Compose as Compose, Concatenate as Concatenate,
                          PadEnd as PadEnd, RandomApply as RandomApply,
                          RandomChoice as RandomChoice, RandomOrder as RandomOrder,
                          Relational as Relational, Slice as Slice, TypeCast as TypeCast,
-                         Unique as Unique)
+                         Unique as Unique, not_random as not_random)
 
 
 def __getattr__(name):

@@ -238,3 +238,13 @@ class Unique(TensorOperation):
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         return (values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32))
+
+
+def not_random(function):
+    """Mark a Python function as deterministic (``function.random = False``), as MindSpore
+    does so a cache may keep its results; returns the function."""
+    if not callable(function):
+        raise TypeError(f"not_random: the argument must be callable, but got "
+                        f"{type(function).__name__}.")
+    function.random = False
+    return function

@@ -1,5 +1,6 @@
 """Vision transforms (``mindspore.dataset.vision``) on NumPy HWC images."""
 from . import transforms as transforms
+from . import utils as utils
 from .transforms import (Border as Border, CenterCrop as CenterCrop, Crop as Crop,
                          Decode as Decode, Erase as Erase, HorizontalFlip as HorizontalFlip,
                          HWC2CHW as HWC2CHW, Inter as Inter, Normalize as Normalize,
@@ -32,6 +33,7 @@ from .misc import (HsvToRgb as HsvToRgb, ImageReadMode as ImageReadMode, MixUp a
                    RandomColor as RandomColor, RandomColorAdjust as RandomColorAdjust,
                    RandomCropDecodeResize as RandomCropDecodeResize,
                    RandomErasing as RandomErasing, RandomLighting as RandomLighting,
+                   RandomResize as RandomResize,
                    RgbToHsv as RgbToHsv, SliceMode as SliceMode, SlicePatches as SlicePatches,
                    ToPIL as ToPIL, encode_jpeg as encode_jpeg, encode_png as encode_png,
                    read_file as read_file, read_image as read_image, write_file as write_file,
@@ -48,6 +50,7 @@ from .bbox import (BoundingBoxAugment as BoundingBoxAugment,
                    RandomResizeWithBBox as RandomResizeWithBBox,
                    RandomVerticalFlipWithBBox as RandomVerticalFlipWithBBox,
                    ResizeWithBBox as ResizeWithBBox)
+from ..transforms.transforms import not_random as not_random
 
 
 def __getattr__(name):

@@ -21,7 +21,8 @@ import numpy as np
 from ..transforms.base import TensorOperation, UnaryOperation
 from .augment import AdjustHue
 from .color import AdjustBrightness, AdjustContrast, AdjustSaturation
-from .transforms import (Decode, Inter, RandomResizedCrop, _ImageOperation, _probability,
+from .transforms import (Decode, Inter, RandomResizedCrop, Resize, _ImageOperation,
+                         _probability,
                          _range, decode_image, pillow)
 
 
@@ -326,6 +327,19 @@ class RandomCropDecodeResize(_ImageOperation):
 
     def _image(self, data, rand):
         return self.crop._apply(Decode()._apply(data, rand), rand)
+
+
+class RandomResize(UnaryOperation):
+    """``Resize`` with an interpolation drawn per image (Spore draws between NEAREST and
+    BILINEAR, the resizers it implements; MindSpore also draws BICUBIC and AREA)."""
+
+    random = True
+
+    def __init__(self, size):
+        self.resizers = [Resize(size, Inter.NEAREST), Resize(size, Inter.BILINEAR)]
+
+    def _apply(self, array, rand):
+        return self.resizers[int(rand.generator.integers(2))]._apply(array, rand)
 
 
 class ToPIL(UnaryOperation):
