@@ -117,3 +117,26 @@ def test_fake_image():
     assert sorted(r[0].tobytes() for r in rows) == sorted(r[0].tobytes() for r in again)
     with pytest.raises(ValueError, match="image_size"):
         ds.FakeImageDataset(image_size=(4, 5))
+
+
+def test_random_dataset():
+    import spore as ms
+    schema = ds.Schema()
+    schema.add_column("image", de_type=ms.uint8, shape=[2, 2])
+    schema.add_column("label", de_type=ms.int32, shape=[1])
+    schema.add_column("scalar", de_type=ms.int64)
+    d = ds.RandomDataset(total_rows=4, schema=schema, shuffle=False)
+    assert d.get_col_names() == ["image", "label", "scalar"] and d.get_dataset_size() == 4
+    rows = _rows(d)
+    image, label, scalar = rows[0]
+    assert image.dtype == np.uint8 and image.shape == (2, 2) and len(set(image.ravel())) == 1
+    assert label.dtype == np.int32 and label.shape == (1,) and scalar.shape == ()
+    # each value is one random byte repeated, as MindSpore fills them
+    assert len(set(label.view(np.uint8).tolist())) == 1
+    assert ds.RandomDataset(total_rows=3, schema=schema, columns_list=["label"]) \
+        .get_col_names() == ["label"]
+    free = ds.RandomDataset(total_rows=2)
+    assert 1 <= len(free.get_col_names()) <= 4 and free.get_col_names()[0] == "c0"
+    assert len(_rows(free)) == 2
+    with pytest.raises(ValueError, match="columns"):
+        ds.RandomDataset(total_rows=2, schema=schema, columns_list=["nope"])

@@ -186,3 +186,81 @@ class USPSDataset(_FileSource):
                 image = ((values + 1) / 2 * 255).astype(np.uint8).reshape(16, 16, 1)
                 rows.append((image, np.uint32(label)))
         return rows
+
+
+_RANDOM_TYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                 "uint64", "float16", "float32", "float64")
+
+
+class RandomDataset(_ArraySource):
+    """Rows of random data in the columns of ``schema`` (a ``Schema`` or json schema file;
+    ``columns_list`` picks some): each value is its shape filled with one random byte, as
+    MindSpore fills them. Without a schema, 1 to 4 columns ``c0``, ``c1``, ... of random
+    numeric types and shapes; without ``total_rows`` (or the schema's ``numRows``), a random
+    count in [1, 1024]. The draws come from ``config.get_seed()``, so they repeat under a
+    set seed but differ from MindSpore's generator."""
+
+    def __init__(self, total_rows=None, schema=None, columns_list=None, num_samples=None,
+                 num_parallel_workers=None, cache=None, shuffle=None, num_shards=None,
+                 shard_id=None):
+        super().__init__(num_samples, shuffle, None, num_shards, shard_id,
+                         num_parallel_workers)
+        from .. import config
+        from .schema import Schema
+        if isinstance(schema, (str, os.PathLike)):
+            schema = Schema(schema)
+        if schema is not None and not isinstance(schema, Schema):
+            raise TypeError(f"For 'RandomDataset', 'schema' must be a Schema or a json file "
+                            f"path, but got {type(schema).__name__}.")
+        if total_rows is not None and (isinstance(total_rows, bool) or
+                                       not isinstance(total_rows, int) or total_rows < 0):
+            raise ValueError(f"For 'RandomDataset', 'total_rows' must be a non-negative int, "
+                             f"but got {total_rows!r}.")
+        self._seed = config.get_seed()
+        rng = np.random.default_rng([self._seed, 7])
+        if schema is None or not schema.columns:
+            specs = [(f"c{k}", np.dtype(_RANDOM_TYPES[int(rng.integers(len(_RANDOM_TYPES)))]),
+                      tuple(int(d) for d in rng.integers(1, 33, int(rng.integers(1, 4)))))
+                     for k in range(int(rng.integers(1, 5)))]
+        else:
+            specs = [(c["name"], c["type"], tuple(c["shape"] or ())) for c in schema.columns]
+        if columns_list is not None:
+            known = {s[0]: s for s in specs}
+            missing = [c for c in columns_list if c not in known]
+            if missing:
+                raise ValueError(f"For 'RandomDataset', columns {missing} are not in the "
+                                 f"schema {list(known)}.")
+            specs = [known[c] for c in columns_list]
+        self._specs = specs
+        rows = total_rows if total_rows is not None else \
+            getattr(schema, "num_rows", None) or int(rng.integers(1, 1025))
+        self.total_rows = rows
+
+    def _columns(self):
+        return [name for name, _, _ in self._specs]
+
+    def _length(self):
+        return self.total_rows
+
+    def _reader(self):
+        return _RandomRows(self._seed, self._specs)
+
+    def _class_labels(self):
+        raise ValueError("RandomDataset doesn't support PKSampler.")
+
+
+class _RandomRows:
+    def __init__(self, seed, specs):
+        self.seed, self.specs = seed, specs
+
+    def __call__(self, index):
+        rng = np.random.default_rng([self.seed, 8, index])
+        row = []
+        for _, dtype, shape in self.specs:
+            if dtype.kind in "US":
+                row.append(np.full(shape, "", dtype=str))
+                continue
+            byte = np.uint8(rng.integers(0, 256))
+            row.append(np.full(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, byte,
+                               np.uint8).view(dtype).reshape(shape).copy())
+        return tuple(row)
