@@ -57,6 +57,8 @@ from .engine.samplers import (BuiltinSampler as BuiltinSampler,
                               SubsetSampler as SubsetSampler,
                               WeightedRandomSampler as WeightedRandomSampler)
 from .engine.schema import Schema as Schema
+from .engine.serialize import (compare as compare, deserialize as deserialize,
+                               serialize as serialize, show as show)
 from .engine.debug import DebugHook as DebugHook
 from .engine.ops_extra import (BucketBatchByLengthDataset as BucketBatchByLengthDataset,
                                DSCallback as DSCallback, PaddedDataset as PaddedDataset,

@@ -14,11 +14,16 @@ from .checks import check_count, check_int, check_workers, column_list
 from .execution import Execution, Pass
 from .iterators import DictIterator, TupleIterator
 from .randomness import stream_id
+from .serialize import remember_arguments, serialize
 from .rows import value_dtype, value_shape
 
 
 class Dataset:
     """Base of all datasets (MindSpore's ``mindspore.dataset.Dataset``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        remember_arguments(cls)  # serialize() writes a node as its constructor call
 
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = tuple(children)
@@ -138,6 +143,10 @@ class Dataset:
 
     def __iter__(self):
         return self.create_tuple_iterator(num_epochs=1)
+
+    def to_json(self, filename=""):
+        """The pipeline as a dict (``serialize``), also written to ``filename``."""
+        return serialize(self, filename)
 
     # ------------------------------------------------------------- operations
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
