@@ -57,6 +57,15 @@ from .engine.samplers import (BuiltinSampler as BuiltinSampler,
                               SubsetSampler as SubsetSampler,
                               WeightedRandomSampler as WeightedRandomSampler)
 from .engine.schema import Schema as Schema
+from .engine.cache import DatasetCache as DatasetCache
+from .engine.dataset import (AudioBaseDataset as AudioBaseDataset,
+                             TextBaseDataset as TextBaseDataset,
+                             UnionBaseDataset as UnionBaseDataset,
+                             VisionBaseDataset as VisionBaseDataset)
+from .engine.ops_batch import PaddedBatchDataset as PaddedBatchDataset
+from .engine.sources import SourceDataset as SourceDataset
+from .transforms.transforms import Implementation as Implementation
+from .utils import LineReader as LineReader
 from .engine.serialize import (compare as compare, deserialize as deserialize,
                                serialize as serialize, show as show)
 from .engine.debug import DebugHook as DebugHook
@@ -76,6 +85,17 @@ from .config import (ErrorSamplesMode as ErrorSamplesMode,
 from .engine.sources import (GeneratorDataset as GeneratorDataset,
                              MappableDataset as MappableDataset,
                              NumpySlicesDataset as NumpySlicesDataset)
+
+from . import callback as callback  # noqa: E402  (modules that need the engine loaded)
+from . import core as core  # noqa: E402
+from . import debug as debug  # noqa: E402
+from . import samplers as samplers  # noqa: E402
+from . import utils as utils  # noqa: E402
+from .. import context as context  # noqa: E402  (names MindSpore's module imports)
+from .._tensor import Tensor as Tensor  # noqa: E402
+from .vision import ToNumpy as ToNumpy  # noqa: E402
+import sys as _sys  # noqa: E402
+ds = _sys.modules[__name__]  # MindSpore's module shows itself as ``ds``
 
 
 def __getattr__(name):

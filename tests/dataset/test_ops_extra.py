@@ -178,3 +178,43 @@ def test_debug_mode_hooks(monkeypatch):
     finally:
         config.set_debug_mode(False)
     assert calls == [("plus_one", [1]), ("plus_one", [2]), ("plus_one", [2]), ("plus_one", [3])]
+
+
+def test_module_names_and_base_classes(tmp_path):
+    import spore as ms
+    d = ds.NumpySlicesDataset({"a": np.arange(3)}, shuffle=False).map(lambda x: x)
+    assert isinstance(d, ds.UnionBaseDataset) and isinstance(d, ds.TextBaseDataset)
+    assert issubclass(ds.MnistDataset, ds.SourceDataset)
+    assert issubclass(ds.TextFileDataset, ds.SourceDataset)
+    padded = d.padded_batch(2, pad_info={})
+    assert isinstance(padded, ds.PaddedBatchDataset) and padded.get_dataset_size() == 2
+    assert ds.samplers.SequentialSampler is ds.SequentialSampler
+    assert ds.callback.DSCallback is ds.DSCallback and ds.core.config is config
+    assert ds.debug.DebugHook is ds.DebugHook and ds.ds is ds and ds.Tensor is ms.Tensor
+    assert [m.value for m in ds.Implementation] == [0, 1]
+    cache = ds.DatasetCache(session_id=1, size=0)
+    assert cache.get_stat().num_mem_cached == 0
+    assert rows(ds.NumpySlicesDataset({"a": np.arange(2)}, shuffle=False)) == [[0], [1]]
+    with pytest.raises(ValueError, match="session_id"):
+        ds.DatasetCache(session_id=-1)
+
+
+def _write_lines(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("a\nbb\n\nccc\n")
+    return str(path)
+
+
+def test_line_reader(tmp_path):
+    reader = ds.LineReader(_write_lines(tmp_path))
+    assert reader.len() == 4
+    assert [reader.readline(i) for i in range(1, 5)] == ["a", "bb", "", "ccc"]
+    with pytest.raises(ValueError, match=r"\[1, 4\]"):
+        reader.readline(0)
+    reader.close()
+
+
+def test_build_vocab_on_operation_nodes(tmp_path):
+    words = ds.TextFileDataset(_write_lines(tmp_path), shuffle=False).map(lambda t: t, "text")
+    vocab = words.build_vocab(["text"], None, None, ["<pad>"], True)
+    assert vocab.vocab()["<pad>"] == 0 and set(vocab.vocab()) == {"<pad>", "a", "bb", "ccc"}

@@ -160,8 +160,8 @@ class Dataset:
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
         """``batch`` that first pads columns in ``pad_info`` ({name: (shape, value)})."""
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
-                            pad_info=pad_info if pad_info is not None else {})
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                                  pad_info)
 
     def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
                                element_length_function=None, pad_info=None,
@@ -232,6 +232,29 @@ class Dataset:
                              column_list("rename", "output_columns", output_columns, False))
 
 
+class VisionBaseDataset(Dataset):
+    """MindSpore's base of image pipelines (every Spore operation node derives from it
+    through ``UnionBaseDataset``)."""
+
+
+class TextBaseDataset(Dataset):
+    """MindSpore's base of text pipelines: adds ``build_vocab``."""
+
+    def build_vocab(self, columns, freq_range, top_k, special_tokens, special_first):
+        """``text.Vocab.from_dataset`` over this pipeline."""
+        from ..text.vocab import Vocab
+        return Vocab.from_dataset(self, columns, freq_range, top_k, special_tokens,
+                                  special_first)
+
+
+class AudioBaseDataset(Dataset):
+    """MindSpore's base of audio pipelines."""
+
+
+class UnionBaseDataset(VisionBaseDataset, TextBaseDataset, AudioBaseDataset):
+    """MindSpore's base of the operation nodes (map, batch, repeat, ...)."""
+
+
 def zip(datasets):  # noqa: A001  (MindSpore's name)
     """``ds.zip((d1, d2, ...))``: the datasets' columns side by side."""
     if not isinstance(datasets, (tuple, list)) or len(datasets) < 1 or \
@@ -241,7 +264,7 @@ def zip(datasets):  # noqa: A001  (MindSpore's name)
 
 
 # The operation nodes subclass Dataset, so they are imported after it.
-from .ops_batch import BatchDataset  # noqa: E402
+from .ops_batch import BatchDataset, PaddedBatchDataset  # noqa: E402
 from .ops_flow import (ConcatDataset, RepeatDataset, ShuffleDataset, SkipDataset,  # noqa: E402
                        TakeDataset, ZipDataset)
 from .ops_rowwise import FilterDataset, MapDataset, ProjectDataset, RenameDataset  # noqa: E402

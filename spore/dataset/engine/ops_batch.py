@@ -210,3 +210,13 @@ def _check_pad_info(pad_info, names):
                      for s in shape]
         checked[name] = (shape, value)
     return checked
+
+
+class PaddedBatchDataset(BatchDataset):
+    """``padded_batch``: columns in ``pad_info`` ({name: (shape, value)}) padded, then
+    batched."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder=False,
+                 num_parallel_workers=None, pad_info=None):
+        super().__init__(input_dataset, batch_size, drop_remainder, num_parallel_workers,
+                         pad_info=pad_info if pad_info is not None else {})

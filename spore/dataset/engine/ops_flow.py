@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 
 from .checks import check_int
-from .dataset import Dataset
+from .dataset import Dataset, UnionBaseDataset
 from .rows import pipeline_error
 
 
-class ShuffleDataset(Dataset):
+class ShuffleDataset(UnionBaseDataset):
     """MindSpore's buffer shuffle: keep ``buffer_size`` rows, emit a random one, refill."""
 
     def __init__(self, child, buffer_size):
@@ -36,7 +36,7 @@ class ShuffleDataset(Dataset):
             yield buffer[i]
 
 
-class RepeatDataset(Dataset):
+class RepeatDataset(UnionBaseDataset):
     """The child's rows ``repeat_count`` times (-1: forever); each round is a new pass,
     so shuffles below it reshuffle."""
 
@@ -55,7 +55,7 @@ class RepeatDataset(Dataset):
             yield from self.children[0]._rows(run.sub(i))
 
 
-class TakeDataset(Dataset):
+class TakeDataset(UnionBaseDataset):
     """The first ``count`` rows (-1: all)."""
 
     def __init__(self, child, count):
@@ -71,7 +71,7 @@ class TakeDataset(Dataset):
         return rows if self.count == -1 else itertools.islice(rows, self.count)
 
 
-class SkipDataset(Dataset):
+class SkipDataset(UnionBaseDataset):
     """All rows after the first ``count``."""
 
     def __init__(self, child, count):
@@ -85,7 +85,7 @@ class SkipDataset(Dataset):
         return itertools.islice(self.children[0]._rows(run), self.count, None)
 
 
-class ZipDataset(Dataset):
+class ZipDataset(UnionBaseDataset):
     """Columns of all children side by side; stops with the shortest child."""
 
     def __init__(self, children):
@@ -108,7 +108,7 @@ class ZipDataset(Dataset):
             yield tuple(a for part in parts for a in part)
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(UnionBaseDataset):
     """Rows of each child in turn; all children must have the same columns."""
 
     def __init__(self, children):
@@ -146,7 +146,7 @@ class ConcatDataset(Dataset):
         self.reset()
 
 
-class PositionSubsetDataset(Dataset):
+class PositionSubsetDataset(UnionBaseDataset):
     """The rows of a stream whose positions (0-based, per pass) are in ``positions``."""
 
     def __init__(self, child, positions):

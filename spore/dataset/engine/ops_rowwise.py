@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import config
 from .checks import check_columns_exist, column_list
-from .dataset import Dataset
+from .dataset import Dataset, UnionBaseDataset
 from .randomness import RowRandom
 from ..transforms.base import run_operation
 from .rows import call_user, pipeline_error
@@ -24,7 +24,7 @@ from .workers import OrderedPool, can_use_processes
 CHUNK_ROWS = 4
 
 
-class _RowWise(Dataset):
+class _RowWise(UnionBaseDataset):
     def _size(self):
         return self.children[0].get_dataset_size()
 

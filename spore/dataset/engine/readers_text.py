@@ -23,6 +23,7 @@ from .. import config
 from .dataset import Dataset
 from .rows import pipeline_error
 from .samplers import Shuffle, _check_count
+from .sources import SourceDataset
 
 
 def _find_files(name, dataset_files):
@@ -91,7 +92,7 @@ def _interleave(lists):
         iterators = alive
 
 
-class _FileSource(Dataset):
+class _FileSource(SourceDataset):
     """Rows read from a sorted list of files; subclasses give ``_read(path)`` (a list of
     rows) and ``_columns()``."""
 

@@ -248,3 +248,10 @@ def not_random(function):
                         f"{type(function).__name__}.")
     function.random = False
     return function
+
+
+class Implementation(enum.IntEnum):
+    """Which implementation a MindSpore transform runs (C++ or Python); Spore's transforms
+    are all NumPy, so this only names the choice."""
+    C = 0
+    PY = 1
