@@ -34,6 +34,9 @@ from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
 from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
 from .engine.readers_vision import (CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
+from .engine.readers_audio import (LJSpeechDataset as LJSpeechDataset,
+                                   SpeechCommandsDataset as SpeechCommandsDataset,
+                                   YesNoDataset as YesNoDataset)
 from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,
                                      AmazonReviewDataset as AmazonReviewDataset,
                                      CLUEDataset as CLUEDataset,
