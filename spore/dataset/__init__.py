@@ -32,7 +32,9 @@ from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
                                    SemeionDataset as SemeionDataset, STL10Dataset as STL10Dataset,
                                    USPSDataset as USPSDataset)
 from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
-from .engine.readers_vision import (CelebADataset as CelebADataset, CocoDataset as CocoDataset,
+from .engine.readers_vision import (Caltech256Dataset as Caltech256Dataset,
+                                    CelebADataset as CelebADataset, CocoDataset as CocoDataset,
+                                    Food101Dataset as Food101Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
 from .engine.readers_audio import (LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,

@@ -213,3 +213,27 @@ def test_celeba(tmp_path):
         ds.CelebADataset(tmp_path, usage="foo")
     with pytest.raises(RuntimeError, match="no data found"):
         ds.CelebADataset(tmp_path, extensions=[".png"])
+
+
+def test_caltech256_and_food101(tmp_path):
+    for path, seed in (("c256/001.ak47/001_0001.jpg", 1), ("c256/001.ak47/001_0002.jpg", 2),
+                       ("c256/002.bat/002_0001.jpg", 3), ("c256/257.clutter/257_0001.jpg", 4)):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        _jpeg(tmp_path / path, 4, 5, seed)
+    (tmp_path / "c256/001.ak47/notes.txt").write_text("x")
+    d = ds.Caltech256Dataset(tmp_path / "c256", shuffle=False)
+    labels = [r[1] for r in _rows(d)]
+    assert labels[0].dtype == np.int32 and [int(v) for v in labels] == [0, 0, 1, 2]
+    assert _rows(ds.Caltech256Dataset(tmp_path / "c256", decode=True))[0][0].shape == (4, 5, 3)
+    for cls in ("apple_pie", "baby_back_ribs"):
+        (tmp_path / "food/images" / cls).mkdir(parents=True)
+        for i in range(2):
+            _jpeg(tmp_path / f"food/images/{cls}/{100 + i}.jpg", 4, 5, i)
+    (tmp_path / "food/meta").mkdir()
+    (tmp_path / "food/meta/train.txt").write_text("apple_pie/100\nbaby_back_ribs/101\n")
+    (tmp_path / "food/meta/test.txt").write_text("apple_pie/101\nbaby_back_ribs/100\n")
+    d = ds.Food101Dataset(tmp_path / "food", shuffle=False)
+    assert d.get_dataset_size() == 4
+    assert [str(r[1]) for r in _rows(d)] == ["apple_pie", "baby_back_ribs"] * 2
+    test = _rows(ds.Food101Dataset(tmp_path / "food", usage="test", decode=True, shuffle=False))
+    assert test[0][0].shape == (4, 5, 3) and str(test[1][1]) == "baby_back_ribs"

@@ -406,3 +406,58 @@ class CelebADataset(_AnnotatedSource):
         with open(path, encoding="utf-8") as f:
             pairs = [line.split() for line in f if line.strip()]
         return {p[0] for p in pairs if p[1] == _CELEBA_PARTS[self.usage]}
+
+
+# ------------------------------------------------------------- Caltech256 / Food101
+class Caltech256Dataset(_AnnotatedSource):
+    """Caltech-256: one folder per category (``001.ak47``, ...), ``*.jpg`` images; columns
+    ``image`` and ``label`` (int32, the folder's position in name order)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        folders = sorted(e.name for e in os.scandir(self.dataset_dir) if e.is_dir())
+        for label, folder in enumerate(folders):
+            path = os.path.join(self.dataset_dir, folder)
+            for name in sorted(os.listdir(path)):
+                if name.endswith(".jpg"):
+                    self._add([os.path.join(path, name)], (np.int32(label),), name[:-4])
+        if not self._records:
+            raise RuntimeError(f"Invalid data, Caltech256Dataset API can't read the data file "
+                               f"(interface mismatch or no data found): no .jpg images in "
+                               f"the category folders of {self.dataset_dir}.")
+
+    def _class_labels(self):
+        return np.array([int(r[1][0]) for r in self._records], np.int64)
+
+
+class Food101Dataset(_AnnotatedSource):
+    """Food-101: ``images/<class>/<id>.jpg`` listed by ``meta/train.txt`` / ``meta/test.txt``
+    (``all``, or None: train then test); columns ``image`` and ``label`` (the class name,
+    a string)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = "all" if usage is None else usage
+        if self.usage not in ("train", "test", "all"):
+            raise ValueError(f"For 'Food101Dataset', 'usage' must be 'train', 'test' or 'all', "
+                             f"but got {usage!r}.")
+        for part in ("train", "test") if self.usage == "all" else (self.usage,):
+            listing = os.path.join(self.dataset_dir, "meta", f"{part}.txt")
+            if not os.path.isfile(listing):
+                raise ValueError(f"The file {listing} does not exist or permission denied!")
+            with open(listing, encoding="utf-8") as f:
+                for entry in (line.strip() for line in f):
+                    if entry:
+                        self._add([os.path.join(self.dataset_dir, "images", entry + ".jpg")],
+                                  (np.array(entry.split("/")[0]),), entry)
