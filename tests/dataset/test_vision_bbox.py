@@ -56,3 +56,11 @@ def test_box_errors():
         vision.RandomHorizontalFlipWithBBox(1.0)(IMG, np.array([[8, 6, 2, 3]], np.float32))
     with pytest.raises(RuntimeError, match=r"\(n, 4 \+ k\)"):
         vision.ResizeWithBBox(4)(IMG, np.zeros((2, 3), np.float32))
+
+
+def test_crop_with_padding_moves_boxes():
+    img, boxes = vision.RandomCropWithBBox((12, 14), padding=2)(IMG, BOXES)
+    assert img.shape == (12, 14, 3) and (img[:2] == 0).all()
+    assert boxes.tolist() == [[3, 4, 4, 3, 7], [7, 2, 5, 8, 1]]
+    img, boxes = vision.RandomCropWithBBox((10, 10), pad_if_needed=True)(IMG, BOXES)
+    assert img.shape == (10, 10, 3) and boxes[:, 1].tolist() == [3, 1]

@@ -48,8 +48,8 @@ class _Corpus(_FileSource):
     files = {}
     columns = ()
 
-    def __init__(self, dataset_dir, usage, num_samples, num_parallel_workers, shuffle,
-                 num_shards, shard_id):
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
         self.usage, paths = _usage_files(type(self).__name__, dataset_dir, usage, self.files)
         self.dataset_dir = os.fspath(dataset_dir)
         super().__init__(paths, num_samples, num_parallel_workers, shuffle, num_shards,
@@ -63,11 +63,6 @@ class _Corpus(_FileSource):
 # --------------------------------------------------------------------- CSV corpora
 class _CsvCorpus(_Corpus):
     """Quoted CSV without a header; every field a string column."""
-
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
-                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle,
-                         num_shards, shard_id)
 
     def _read(self, path):
         with open(path, encoding="utf-8", newline="") as f:
@@ -168,11 +163,6 @@ class _LineCorpus(_Corpus):
 
     columns = ("text",)
     keep_empty = False
-
-    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
-                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
-        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle,
-                         num_shards, shard_id)
 
     def _read(self, path):
         with open(path, encoding="utf-8", newline="") as f:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..transforms.base import TensorOperation, run_operation
 from .transforms import (Border, Inter, RandomCrop, RandomResizedCrop, Resize, _crop, _hw,
-                         _pad_image, _probability)
+                         _probability)
 
 
 def _check_boxes(op, img, boxes):
@@ -88,34 +88,34 @@ class RandomResizeWithBBox(_BBoxOperation):
         return _resized(self.resizers[int(rand.generator.integers(2))], img, boxes)
 
 
-class RandomHorizontalFlipWithBBox(_BBoxOperation):
+class _FlipWithBBox(_BBoxOperation):
+    """Mirror along ``axis`` (1: left-right, 0: top-bottom) with probability ``prob``; the
+    box's x (y) becomes width - x - box width (height - y - box height)."""
+
+    random = True
+    axis = 1
+
+    def __init__(self, prob=0.5):
+        self.prob = _probability(type(self).__name__, prob)
+
+    def _transform(self, img, boxes, rand):
+        if rand.generator.random() >= self.prob:
+            return img, boxes
+        k = 1 - self.axis  # the box column of the flipped coordinate (0: x, 1: y)
+        boxes[:, k] = np.float32(img.shape[self.axis]) - boxes[:, k] - boxes[:, k + 2]
+        return np.ascontiguousarray(np.flip(img, self.axis)), boxes
+
+
+class RandomHorizontalFlipWithBBox(_FlipWithBBox):
     """Mirror left-right with probability ``prob``; x becomes width - x - box width."""
 
-    random = True
-
-    def __init__(self, prob=0.5):
-        self.prob = _probability("RandomHorizontalFlipWithBBox", prob)
-
-    def _transform(self, img, boxes, rand):
-        if rand.generator.random() >= self.prob:
-            return img, boxes
-        boxes[:, 0] = np.float32(_hw(img)[1]) - boxes[:, 0] - boxes[:, 2]
-        return np.ascontiguousarray(img[:, ::-1]), boxes
+    axis = 1
 
 
-class RandomVerticalFlipWithBBox(_BBoxOperation):
+class RandomVerticalFlipWithBBox(_FlipWithBBox):
     """Mirror top-bottom with probability ``prob``; y becomes height - y - box height."""
 
-    random = True
-
-    def __init__(self, prob=0.5):
-        self.prob = _probability("RandomVerticalFlipWithBBox", prob)
-
-    def _transform(self, img, boxes, rand):
-        if rand.generator.random() >= self.prob:
-            return img, boxes
-        boxes[:, 1] = np.float32(_hw(img)[0]) - boxes[:, 1] - boxes[:, 3]
-        return np.ascontiguousarray(img[::-1]), boxes
+    axis = 0
 
 
 def crop_boxes(boxes, top, left, h, w):
@@ -144,26 +144,10 @@ class RandomCropWithBBox(_BBoxOperation):
                                Border.CONSTANT if padding_mode is None else padding_mode)
 
     def _transform(self, img, boxes, rand):
-        crop = self.crop
-        if crop.padding is not None:
-            top, bottom, left, right = crop.padding
-            img = _pad_image(img, top, bottom, left, right, crop.fill_value, crop.padding_mode)
-            boxes[:, 0] += np.float32(left)
-            boxes[:, 1] += np.float32(top)
-        h, w = crop.size
-        ih, iw = _hw(img)
-        if crop.pad_if_needed and (ih < h or iw < w):
-            ph, pw = max(h - ih, 0), max(w - iw, 0)
-            img = _pad_image(img, ph // 2, ph - ph // 2, pw // 2, pw - pw // 2,
-                             crop.fill_value, crop.padding_mode)
-            boxes[:, 0] += np.float32(pw // 2)
-            boxes[:, 1] += np.float32(ph // 2)
-            ih, iw = _hw(img)
-        if ih < h or iw < w:
-            raise self._error(f"the crop size {crop.size} is larger than the (padded) image "
-                              f"{(ih, iw)}.")
-        gen = rand.generator
-        top, left = int(gen.integers(ih - h + 1)), int(gen.integers(iw - w + 1))
+        img, dy, dx, top, left = self.crop.window(img, rand)
+        boxes[:, 0] += np.float32(dx)
+        boxes[:, 1] += np.float32(dy)
+        h, w = self.crop.size
         return _crop(img, top, left, h, w), crop_boxes(boxes, top, left, h, w)
 
 
