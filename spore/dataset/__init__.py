@@ -28,6 +28,8 @@ from .engine.readers import (Cifar10Dataset as Cifar10Dataset, Cifar100Dataset a
                              KMnistDataset as KMnistDataset, MnistDataset as MnistDataset,
                              QMnistDataset as QMnistDataset)
 from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
+                                   Flowers102Dataset as Flowers102Dataset,
+                                   SVHNDataset as SVHNDataset,
                                    RandomDataset as RandomDataset,
                                    SemeionDataset as SemeionDataset, STL10Dataset as STL10Dataset,
                                    USPSDataset as USPSDataset)

@@ -11,6 +11,7 @@ from .readers import _ArraySource, _check_dir, _check_usage
 from .readers_text import _FileSource
 from .rows import pipeline_error
 from .samplers import Shuffle
+from .sources import MappableDataset
 
 
 class SemeionDataset(_ArraySource):
@@ -264,3 +265,107 @@ class _RandomRows:
             row.append(np.full(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, byte,
                                np.uint8).view(dtype).reshape(shape).copy())
         return tuple(row)
+
+
+_SVHN_PARTS = {"train": ("train",), "test": ("test",), "extra": ("extra",),
+               "all": ("train", "test", "extra")}
+
+
+class SVHNDataset(_ArraySource):
+    """SVHN (cropped digits): ``<usage>_32x32.mat`` files (MATLAB 5, read by
+    ``matfile.py``) with ``X`` (32, 32, 3, N) and ``y``; ``usage`` None or ``'all'`` reads
+    train, test and extra. Columns ``image`` (uint8 (32, 32, 3)) and ``label`` (uint32,
+    the digit: the files' 10 becomes 0)."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=1,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = _check_usage("SVHNDataset", usage, tuple(_SVHN_PARTS))
+        self._paths = [os.path.join(self.dataset_dir, f"{part}_32x32.mat")
+                       for part in _SVHN_PARTS[self.usage]]
+        for path in self._paths:
+            if not os.path.isfile(path):
+                raise RuntimeError(f"Invalid file, {path} does not exist or is a directory.")
+
+    def _length(self):
+        return len(self._arrays()[1])
+
+    def _load(self):
+        from .matfile import loadmat
+        images, labels = [], []
+        for path in self._paths:
+            content = loadmat(path)
+            if "X" not in content or "y" not in content:
+                raise RuntimeError(f"Invalid SVHN file {path}: it needs the variables X and y.")
+            images.append(np.transpose(content["X"], (3, 0, 1, 2)))
+            label = content["y"].reshape(-1).astype(np.uint32)
+            labels.append(np.where(label == 10, 0, label).astype(np.uint32))
+        return np.concatenate(images), np.concatenate(labels)
+
+    @staticmethod
+    def _layout(image):
+        return np.ascontiguousarray(image)
+
+
+_FLOWERS_SETS = {"train": ("trnid",), "valid": ("valid",), "test": ("tstid",),
+                 "all": ("trnid", "tstid", "valid")}
+
+
+class Flowers102Dataset(MappableDataset):
+    """Oxford 102 Flowers: ``jpg/image_NNNNN.jpg``, ``imagelabels.mat`` (labels 1-102) and
+    ``setid.mat`` (``trnid`` / ``valid`` / ``tstid``; ``all``: train, test, valid, as
+    MindSpore orders them). Columns ``image`` (bytes, or RGB with ``decode``) and
+    ``label`` (uint32, 0-101); ``task='Segmentation'`` adds ``segmentation`` from
+    ``segmim/segmim_NNNNN.jpg`` before the label."""
+
+    def __init__(self, dataset_dir, task="Classification", usage="all", num_samples=None,
+                 num_parallel_workers=1, shuffle=None, decode=False, sampler=None,
+                 num_shards=None, shard_id=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+        from .matfile import loadmat
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.task = "Classification" if task is None else task
+        if self.task not in ("Classification", "Segmentation"):
+            raise ValueError("Input task is not within the valid set of ['Classification', "
+                             "'Segmentation'].")
+        usage = "all" if usage is None else usage
+        if usage not in _FLOWERS_SETS:
+            raise ValueError("Input usage is not within the valid set of ['train', 'valid', "
+                             "'test', 'all'].")
+        self.usage, self.decode = usage, bool(decode)
+        labels = loadmat(os.path.join(self.dataset_dir, "imagelabels.mat"))["labels"]
+        sets = loadmat(os.path.join(self.dataset_dir, "setid.mat"))
+        self._labels = (labels.reshape(-1) - 1).astype(np.uint32)
+        self._ids = [int(i) for key in _FLOWERS_SETS[usage] for i in sets[key].reshape(-1)]
+
+    def _columns(self):
+        return ["image", "segmentation", "label"] if self.task == "Segmentation" \
+            else ["image", "label"]
+
+    def _length(self):
+        return len(self._ids)
+
+    def _reader(self):
+        return _FlowerRows(self.dataset_dir, self._ids, self._labels, self.decode,
+                           self.task == "Segmentation")
+
+    def _class_labels(self):
+        return self._labels[np.array(self._ids, np.int64) - 1].astype(np.int64)
+
+
+class _FlowerRows:
+    def __init__(self, folder, ids, labels, decode, segmentation):
+        self.folder, self.ids, self.labels = folder, ids, labels
+        self.decode, self.segmentation = decode, segmentation
+
+    def __call__(self, index):
+        from .readers import read_image
+        n = self.ids[index]
+        row = [read_image(os.path.join(self.folder, "jpg", f"image_{n:05d}.jpg"), self.decode)]
+        if self.segmentation:
+            row.append(read_image(os.path.join(self.folder, "segmim", f"segmim_{n:05d}.jpg"),
+                                  self.decode))
+        return tuple(row) + (np.array(self.labels[n - 1]),)
