@@ -37,6 +37,8 @@ from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
 from .engine.readers_vision import (Caltech256Dataset as Caltech256Dataset,
                                     CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     Food101Dataset as Food101Dataset,
+                                    OmniglotDataset as OmniglotDataset,
+                                    SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
 from .engine.readers_audio import (LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,

@@ -237,3 +237,30 @@ def test_caltech256_and_food101(tmp_path):
     assert [str(r[1]) for r in _rows(d)] == ["apple_pie", "baby_back_ribs"] * 2
     test = _rows(ds.Food101Dataset(tmp_path / "food", usage="test", decode=True, shuffle=False))
     assert test[0][0].shape == (4, 5, 3) and str(test[1][1]) == "baby_back_ribs"
+
+
+def test_sun397_and_omniglot(tmp_path):
+    sun = tmp_path / "sun"
+    for rel, seed in (("a/abbey/sun_b.jpg", 1), ("a/abbey/sun_a.jpg", 2),
+                      ("a/apartment_building/outdoor/sun_c.jpg", 3),
+                      ("b/badlands/sun_d.jpg", 4)):
+        (sun / rel).parent.mkdir(parents=True, exist_ok=True)
+        _jpeg(sun / rel, 4, 5, seed)
+    Image.fromarray(np.zeros((2, 2, 3), np.uint8)).save(sun / "b/badlands/sun_e.png")
+    (sun / "ClassName.txt").write_text("/a/abbey\n/a/apartment_building/outdoor\n/b/badlands\n")
+    rows = _rows(ds.SUN397Dataset(sun, shuffle=False, decode=True))
+    assert [int(r[1]) for r in rows] == [0, 0, 1, 2] and rows[0][1].dtype == np.uint32
+    first = np.random.default_rng(2).integers(0, 256, (4, 5, 3), dtype=np.uint8)
+    assert np.abs(rows[0][0].astype(int) - first).mean() < 40  # sun_a (a JPEG) comes first
+    omni = tmp_path / "omni"
+    for split in ("images_background", "images_evaluation"):
+        for alphabet in ("Alpha", "Beta"):
+            for character in ("character01", "character02"):
+                (omni / split / alphabet / character).mkdir(parents=True)
+                for k in range(2):
+                    Image.fromarray(np.full((3, 3), k * 200, np.uint8)).save(
+                        omni / split / alphabet / character / f"{k}.png")
+    d = ds.OmniglotDataset(omni, shuffle=False)
+    labels = [r[1] for r in _rows(d)]
+    assert labels[0].dtype == np.int32 and [int(v) for v in labels] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert ds.OmniglotDataset(omni, background=False).get_dataset_size() == 8

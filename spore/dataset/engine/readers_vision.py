@@ -461,3 +461,64 @@ class Food101Dataset(_AnnotatedSource):
                     if entry:
                         self._add([os.path.join(self.dataset_dir, "images", entry + ".jpg")],
                                   (np.array(entry.split("/")[0]),), entry)
+
+
+class SUN397Dataset(_AnnotatedSource):
+    """SUN397: ``ClassName.txt`` lists the category folders (``/a/abbey``, ...); each
+    holds ``*.jpg`` images. Columns ``image`` and ``label`` (uint32, the line of its
+    category)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 decode=False, sampler=None, num_shards=None, shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        listing = os.path.join(self.dataset_dir, "ClassName.txt")
+        if not os.path.isfile(listing):
+            raise RuntimeError(f"Invalid file, {listing} does not exist.")
+        with open(listing, encoding="utf-8") as f:
+            classes = [line.strip() for line in f if line.strip()]
+        for label, cls in enumerate(classes):
+            folder = os.path.join(self.dataset_dir, cls.lstrip("/"))
+            if not os.path.isdir(folder):
+                continue
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".jpg") and os.path.isfile(os.path.join(folder, name)):
+                    self._add([os.path.join(folder, name)], (np.uint32(label),), name[:-4])
+
+    def _class_labels(self):
+        return np.array([int(r[1][0]) for r in self._records], np.int64)
+
+
+class OmniglotDataset(_AnnotatedSource):
+    """Omniglot: ``images_background`` (``background`` True or None) or
+    ``images_evaluation``, ``<alphabet>/<character>/*.png``; columns ``image`` and
+    ``label`` (int32, the character's position over all alphabets in name order)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, background=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.background = True if background is None else bool(background)
+        root = os.path.join(self.dataset_dir, "images_background" if self.background
+                            else "images_evaluation")
+        root = _check_dir(root)
+        label = 0
+        for alphabet in sorted(e.name for e in os.scandir(root) if e.is_dir()):
+            base = os.path.join(root, alphabet)
+            for character in sorted(e.name for e in os.scandir(base) if e.is_dir()):
+                folder = os.path.join(base, character)
+                for name in sorted(os.listdir(folder)):
+                    if os.path.isfile(os.path.join(folder, name)):
+                        self._add([os.path.join(folder, name)], (np.int32(label),),
+                                  os.path.splitext(name)[0])
+                label += 1
+
+    def _class_labels(self):
+        return np.array([int(r[1][0]) for r in self._records], np.int64)
