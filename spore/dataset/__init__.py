@@ -34,7 +34,8 @@ from .engine.readers_small import (FakeImageDataset as FakeImageDataset,
                                    SemeionDataset as SemeionDataset, STL10Dataset as STL10Dataset,
                                    USPSDataset as USPSDataset)
 from .engine.readers_tfrecord import TFRecordDataset as TFRecordDataset
-from .engine.readers_vision import (Caltech256Dataset as Caltech256Dataset,
+from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
+                                    Caltech256Dataset as Caltech256Dataset,
                                     CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     Food101Dataset as Food101Dataset,
                                     OmniglotDataset as OmniglotDataset,

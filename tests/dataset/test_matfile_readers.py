@@ -84,3 +84,27 @@ def test_flowers102(tmp_path):
     assert rows[0][0].shape == (4, 5, 3) and [int(r[1]) for r in rows] == [1, 101]
     with pytest.raises(ValueError, match="usage"):
         ds.Flowers102Dataset(tmp_path, usage="dev")
+
+
+def test_caltech101(tmp_path):
+    for category in ("BACKGROUND_Google", "Faces", "accordion", "airplanes"):
+        folder = tmp_path / "101_ObjectCategories" / category
+        folder.mkdir(parents=True)
+        for k in range(2):
+            Image.fromarray(np.full((4, 5, 3), k, np.uint8)).save(folder / f"image_{k + 1:04d}.jpg")
+    for folder in ("Faces_2", "accordion", "Airplanes_Side_2"):
+        (tmp_path / "Annotations" / folder).mkdir(parents=True)
+        for k in range(2):
+            _write_mat(tmp_path / "Annotations" / folder / f"annotation_{k + 1:04d}.mat",
+                       {"box_coord": np.array([[1, 2, 3, 4]], np.uint16),
+                        "obj_contour": np.array([[1.5, 2.5, 3.5], [4.0, 5.0, 6.0 + k]])})
+    d = ds.Caltech101Dataset(tmp_path, shuffle=False)
+    assert d.get_col_names() == ["image", "category"] and d.get_dataset_size() == 6
+    rows = list(d.create_tuple_iterator(output_numpy=True))
+    assert rows[0][1].dtype == np.int64 and [int(r[1]) for r in rows] == [0, 0, 1, 1, 2, 2]
+    rows = list(ds.Caltech101Dataset(tmp_path, target_type="all", shuffle=False)
+                .create_tuple_iterator(output_numpy=True))
+    assert rows[1][2].dtype == np.float64 and rows[1][2].tolist() == [[1.5, 2.5, 3.5],
+                                                                      [4.0, 5.0, 7.0]]
+    with pytest.raises(ValueError, match="target_type"):
+        ds.Caltech101Dataset(tmp_path, target_type="box")

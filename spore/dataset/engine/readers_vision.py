@@ -522,3 +522,70 @@ class OmniglotDataset(_AnnotatedSource):
 
     def _class_labels(self):
         return np.array([int(r[1][0]) for r in self._records], np.int64)
+
+
+# the Annotations folder of the categories whose name differs there
+_CALTECH_ANNOTATION_NAMES = {"Faces": "Faces_2", "Faces_easy": "Faces_3",
+                             "Motorbikes": "Motorbikes_16", "airplanes": "Airplanes_Side_2"}
+
+
+class _CaltechRows:
+    def __init__(self, records, decode, parts):
+        self.records, self.decode, self.parts = records, decode, parts
+
+    def __call__(self, index):
+        from .matfile import loadmat
+        image_path, annotation_path, category = self.records[index]
+        row = [read_image(image_path, self.decode)]
+        if "category" in self.parts:
+            row.append(np.array(category, np.int64))
+        if "annotation" in self.parts:
+            try:
+                row.append(np.asarray(loadmat(annotation_path)["obj_contour"], np.float64))
+            except (OSError, KeyError, ValueError) as exc:
+                raise pipeline_error(f"Invalid Caltech101 annotation {annotation_path}: "
+                                     f"{exc}") from None
+        return tuple(row)
+
+
+class Caltech101Dataset(MappableDataset):
+    """Caltech-101: ``101_ObjectCategories/<category>/image_NNNN.jpg`` (``BACKGROUND_Google``
+    left out) and ``Annotations/<category>/annotation_NNNN.mat``. ``target_type``
+    ``'category'`` (None; int64, the category's position in name order),
+    ``'annotation'`` (the object contour, float64 (2, n)) or ``'all'`` (both)."""
+
+    def __init__(self, dataset_dir, target_type=None, num_samples=None, num_parallel_workers=1,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.target_type = "category" if target_type is None else target_type
+        if self.target_type not in ("category", "annotation", "all"):
+            raise ValueError("Input target_type is not within the valid set of ['category', "
+                             "'annotation', 'all'].")
+        self.decode = bool(decode)
+        images = _check_dir(os.path.join(self.dataset_dir, "101_ObjectCategories"))
+        categories = sorted(e.name for e in os.scandir(images)
+                            if e.is_dir() and e.name != "BACKGROUND_Google")
+        self._records = []
+        for label, category in enumerate(categories):
+            notes = os.path.join(self.dataset_dir, "Annotations",
+                                 _CALTECH_ANNOTATION_NAMES.get(category, category))
+            for name in sorted(os.listdir(os.path.join(images, category))):
+                if name.startswith("image_") and name.endswith(".jpg"):
+                    note = os.path.join(notes, "annotation_" + name[6:-4] + ".mat")
+                    self._records.append((os.path.join(images, category, name), note, label))
+
+    def _columns(self):
+        return {"category": ["image", "category"], "annotation": ["image", "annotation"],
+                "all": ["image", "category", "annotation"]}[self.target_type]
+
+    def _length(self):
+        return len(self._records)
+
+    def _reader(self):
+        parts = ("category", "annotation") if self.target_type == "all" else (self.target_type,)
+        return _CaltechRows(self._records, self.decode, parts)
+
+    def _class_labels(self):
+        return np.array([r[2] for r in self._records], np.int64)
