@@ -39,9 +39,11 @@ from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
                                     CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     Food101Dataset as Food101Dataset,
                                     OmniglotDataset as OmniglotDataset,
+                                    RenderedSST2Dataset as RenderedSST2Dataset,
                                     SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
-from .engine.readers_audio import (LJSpeechDataset as LJSpeechDataset,
+from .engine.readers_audio import (CMUArcticDataset as CMUArcticDataset,
+                                   LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,
                                    YesNoDataset as YesNoDataset)
 from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,

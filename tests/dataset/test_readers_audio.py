@@ -69,3 +69,22 @@ def test_speech_commands(tmp_path):
     assert [str(r[2]) for r in _rows(ds.SpeechCommandsDataset(tmp_path, "test"))] == ["no"]
     with pytest.raises(ValueError, match="usage"):
         ds.SpeechCommandsDataset(tmp_path, "dev")
+
+
+def test_cmu_arctic(tmp_path):
+    root = tmp_path / "cmu_us_aew_arctic"
+    _wav(root / "wav/arctic_a0001.wav", [1, 2], 16000)
+    _wav(root / "wav/arctic_a0002.wav", [3], 16000)
+    (root / "etc").mkdir()
+    (root / "etc/txt.done.data").write_text(
+        '( arctic_a0001 "Author of the danger trail." )\n'
+        '( arctic_a0002 "Not at this particular case, Tom." )\n')
+    d = ds.CMUArcticDataset(tmp_path, name="aew", shuffle=False)
+    assert d.get_col_names() == ["waveform", "sample_rate", "transcript", "utterance_id"]
+    (waveform, rate, text, uid), second = _rows(d)
+    assert waveform.tolist() == [[3.0518509447574615e-05, 6.103701889514923e-05]]
+    assert rate.dtype == np.uint32 and int(rate) == 16000  # uint32 here, as in MindSpore
+    assert str(text) == "Author of the danger trail." and str(uid) == "a0001"
+    assert str(second[2]) == "Not at this particular case, Tom."
+    with pytest.raises(ValueError, match="name"):
+        ds.CMUArcticDataset(tmp_path, name="xyz")

@@ -265,3 +265,17 @@ def test_sun397_and_omniglot(tmp_path):
     labels = [r[1] for r in _rows(d)]
     assert labels[0].dtype == np.int32 and [int(v) for v in labels] == [0, 0, 1, 1, 2, 2, 3, 3]
     assert ds.OmniglotDataset(omni, background=False).get_dataset_size() == 8
+
+
+def test_rendered_sst2(tmp_path):
+    for split, height in (("train", 2), ("valid", 3), ("test", 4)):
+        for cls in ("negative", "positive"):
+            (tmp_path / split / cls).mkdir(parents=True)
+            for k in range(2):
+                Image.fromarray(np.zeros((height, 5, 3), np.uint8)).save(
+                    tmp_path / split / cls / f"{k}.png")
+    d = ds.RenderedSST2Dataset(tmp_path, usage="val", shuffle=False)
+    labels = [r[1] for r in _rows(d)]
+    assert labels[0].dtype == np.uint32 and [int(v) for v in labels] == [0, 0, 1, 1]
+    rows = _rows(ds.RenderedSST2Dataset(tmp_path, shuffle=False, decode=True))
+    assert [r[0].shape[0] for r in rows] == [4] * 4 + [2] * 4 + [3] * 4  # test, train, valid

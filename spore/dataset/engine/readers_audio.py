@@ -38,17 +38,18 @@ def read_wav(path):
 class _WavRows:
     """Row ``i``: the WAV file's waveform and rate with the record's other values."""
 
-    def __init__(self, records):
-        self.records = records
+    def __init__(self, records, rate_dtype=np.int32):
+        self.records, self.rate_dtype = records, rate_dtype
 
     def __call__(self, index):
         path, rest = self.records[index]
         waveform, rate = read_wav(path)
-        return (waveform, np.array(rate)) + tuple(np.array(v) for v in rest)
+        return (waveform, np.array(rate, self.rate_dtype)) + tuple(np.array(v) for v in rest)
 
 
 class _WavSource(MappableDataset):
     columns = ()
+    rate_dtype = np.int32
 
     def __init__(self, dataset_dir, num_samples, num_parallel_workers, shuffle, sampler,
                  num_shards, shard_id):
@@ -64,7 +65,7 @@ class _WavSource(MappableDataset):
         return len(self._records)
 
     def _reader(self):
-        return _WavRows(self._records)
+        return _WavRows(self._records, self.rate_dtype)
 
 
 class YesNoDataset(_WavSource):
@@ -151,3 +152,41 @@ class SpeechCommandsDataset(_WavSource):
             return set()
         with open(path, encoding="utf-8") as f:
             return {line.strip() for line in f if line.strip()}
+
+
+_ARCTIC_NAMES = ("aew", "ahw", "aup", "awb", "axb", "bdl", "clb", "eey", "fem", "gka", "jmk",
+                 "ksp", "ljm", "lnh", "rms", "rxr", "slp", "slt")
+
+
+class CMUArcticDataset(_WavSource):
+    """CMU Arctic voice ``name``: ``cmu_us_<name>_arctic/etc/txt.done.data`` (lines
+    ``( arctic_a0001 "text" )``) and ``wav/arctic_a0001.wav``; columns ``waveform``,
+    ``sample_rate`` (uint32, as MindSpore gives it), ``transcript``, ``utterance_id``."""
+
+    columns = ("waveform", "sample_rate", "transcript", "utterance_id")
+    rate_dtype = np.uint32
+
+    def __init__(self, dataset_dir, name=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        super().__init__(dataset_dir, num_samples, num_parallel_workers, shuffle, sampler,
+                         num_shards, shard_id)
+        self.name = "aew" if name is None else name
+        if self.name not in _ARCTIC_NAMES:
+            raise ValueError(f"For 'CMUArcticDataset', 'name' must be one of "
+                             f"{list(_ARCTIC_NAMES)}, but got {name!r}.")
+        root = os.path.join(self.dataset_dir, f"cmu_us_{self.name}_arctic")
+        listing = os.path.join(root, "etc", "txt.done.data")
+        if not os.path.isfile(listing):
+            raise RuntimeError(f"Invalid file, {listing} does not exist.")
+        with open(listing, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                head, _, rest = line.strip("() ").partition(" ")
+                if not head.startswith("arctic_") or '"' not in rest:
+                    raise RuntimeError(f"Invalid file {listing}, line {number}: expected "
+                                       "'( arctic_<id> \"text\" )'.")
+                text = rest.strip()[1:rest.strip().rindex('"')]
+                self._records.append((os.path.join(root, "wav", head + ".wav"),
+                                      (text, head[len("arctic_"):])))

@@ -589,3 +589,35 @@ class Caltech101Dataset(MappableDataset):
 
     def _class_labels(self):
         return np.array([r[2] for r in self._records], np.int64)
+
+
+_SST2_FOLDERS = {"train": ("train",), "val": ("valid",), "test": ("test",),
+                 "all": ("test", "train", "valid")}
+
+
+class RenderedSST2Dataset(_AnnotatedSource):
+    """Rendered SST-2: ``<split>/<class>/*.png`` for splits train, valid (usage ``val``)
+    and test (``all``, or None: every split, in folder-name order); columns ``image`` and
+    ``label`` (uint32, the class folder's position in name order)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = _check_choice("RenderedSST2Dataset", "usage",
+                                   "all" if usage is None else usage, _SST2_FOLDERS)
+        for split in _SST2_FOLDERS[self.usage]:
+            root = _check_dir(os.path.join(self.dataset_dir, split))
+            classes = sorted(e.name for e in os.scandir(root) if e.is_dir())
+            for label, cls in enumerate(classes):
+                folder = os.path.join(root, cls)
+                for name in sorted(os.listdir(folder)):
+                    if name.endswith(".png"):
+                        self._add([os.path.join(folder, name)], (np.uint32(label),), name[:-4])
+
+    def _class_labels(self):
+        return np.array([int(r[1][0]) for r in self._records], np.int64)
