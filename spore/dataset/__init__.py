@@ -39,6 +39,7 @@ from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
                                     CelebADataset as CelebADataset, CocoDataset as CocoDataset,
                                     Food101Dataset as Food101Dataset,
                                     OmniglotDataset as OmniglotDataset,
+                                    Places365Dataset as Places365Dataset,
                                     RenderedSST2Dataset as RenderedSST2Dataset,
                                     SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)

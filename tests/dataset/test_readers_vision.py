@@ -279,3 +279,26 @@ def test_rendered_sst2(tmp_path):
     assert labels[0].dtype == np.uint32 and [int(v) for v in labels] == [0, 0, 1, 1]
     rows = _rows(ds.RenderedSST2Dataset(tmp_path, shuffle=False, decode=True))
     assert [r[0].shape[0] for r in rows] == [4] * 4 + [2] * 4 + [3] * 4  # test, train, valid
+
+
+def test_places365(tmp_path):
+    (tmp_path / "places365_train_standard.txt").write_text(
+        "/a/airfield/00000001.jpg 0\n/b/bakery/shop/00000001.jpg 2\n/a/cabin/00000002.jpg 1\n")
+    (tmp_path / "places365_val.txt").write_text("Places365_val_00000001.jpg 1\n"
+                                                "Places365_val_00000002.jpg 2\n")
+    for folder in ("data_256_standard", "data_large_standard"):
+        for rel, seed in (("a/airfield/00000001.jpg", 1), ("b/bakery/shop/00000001.jpg", 2),
+                          ("a/cabin/00000002.jpg", 3)):
+            (tmp_path / folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            _jpeg(tmp_path / folder / rel, 4, 5, seed)
+    (tmp_path / "val_large").mkdir()
+    for k in (1, 2):
+        _jpeg(tmp_path / f"val_large/Places365_val_0000000{k}.jpg", 4, 5, k)
+    d = ds.Places365Dataset(tmp_path, shuffle=False)
+    labels = [r[1] for r in _rows(d)]
+    assert labels[0].dtype == np.uint32 and [int(v) for v in labels] == [0, 2, 1]
+    rows = _rows(ds.Places365Dataset(tmp_path, usage="val", small=False, decode=True,
+                                     shuffle=False))
+    assert [int(r[1]) for r in rows] == [1, 2] and rows[0][0].shape == (4, 5, 3)
+    with pytest.raises(ValueError, match="places365_train_challenge"):
+        ds.Places365Dataset(tmp_path, usage="train-challenge")

@@ -621,3 +621,51 @@ class RenderedSST2Dataset(_AnnotatedSource):
 
     def _class_labels(self):
         return np.array([int(r[1][0]) for r in self._records], np.int64)
+
+
+# usage -> (list file, image folder for small / large images)
+_PLACES = {"train-standard": ("places365_train_standard.txt", "data_256_standard",
+                              "data_large_standard"),
+           "train-challenge": ("places365_train_challenge.txt", "data_256_challenge",
+                               "data_large_challenge"),
+           "val": ("places365_val.txt", "val_256", "val_large")}
+
+
+class Places365Dataset(_AnnotatedSource):
+    """Places365: ``places365_<usage>.txt`` lists ``path label`` lines (usage
+    ``train-standard`` (None), ``train-challenge`` or ``val``); images under
+    ``data_256_*`` / ``val_256`` (``small``) or the ``large`` folders. Columns ``image``
+    and ``label`` (uint32)."""
+
+    columns = ("image", "label")
+
+    def __init__(self, dataset_dir, usage=None, small=True, decode=False, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
+                 shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = _check_choice("Places365Dataset", "usage",
+                                   "train-standard" if usage is None else usage, _PLACES)
+        if not isinstance(small, bool):
+            raise TypeError("For 'Places365Dataset', 'small' must be bool.")
+        self.small = small
+        listing, small_dir, large_dir = _PLACES[self.usage]
+        listing = os.path.join(self.dataset_dir, listing)
+        if not os.path.isfile(listing):
+            raise ValueError(f"The file {listing} does not exist or permission denied!")
+        images = os.path.join(self.dataset_dir, small_dir if small else large_dir)
+        with open(listing, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) != 2 or not fields[1].isdigit():
+                    raise RuntimeError(f"Invalid file {listing}, line {number}: expected "
+                                       "'<image path> <label>'.")
+                self._add([os.path.join(images, fields[0].lstrip("/"))],
+                          (np.uint32(int(fields[1])),),
+                          os.path.splitext(os.path.basename(fields[0]))[0])
+
+    def _class_labels(self):
+        return np.array([int(r[1][0]) for r in self._records], np.int64)
