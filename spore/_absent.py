@@ -119,7 +119,7 @@ ABSENT = {
             DE_C_INTER_SENTENCEPIECE_MODE OffloadToManualOffloadMode ShuffleToShuffleMode
             shuffle_to_shuffle_mode int_to_mstype mstype_to_int mstype_to_detype
             flatten_single_lists replace_none select_sampler to_list validator logger ms
-            mstype GetOffloadModel"""),
+            mstype GetOffloadModel encrypt ExceptionHandler"""),
     "mindspore.dataset.vision": _table(internal="py_transforms_util validators"),
     "mindspore.dataset.transforms": _table(internal="py_transforms_util validators vision"),
     "mindspore.dataset.text": _table(internal="platform validators"),

@@ -14,11 +14,16 @@ from .checks import check_count, check_int, check_workers, column_list
 from .execution import Execution, Pass
 from .iterators import DictIterator, TupleIterator
 from .randomness import stream_id
+from .serialize import remember_arguments, serialize
 from .rows import value_dtype, value_shape
 
 
 class Dataset:
     """Base of all datasets (MindSpore's ``mindspore.dataset.Dataset``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        remember_arguments(cls)  # serialize() writes a node as its constructor call
 
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = tuple(children)
@@ -139,6 +144,10 @@ class Dataset:
     def __iter__(self):
         return self.create_tuple_iterator(num_epochs=1)
 
+    def to_json(self, filename=""):
+        """The pipeline as a dict (``serialize``), also written to ``filename``."""
+        return serialize(self, filename)
+
     # ------------------------------------------------------------- operations
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
         """Stack ``batch_size`` consecutive rows per column (``per_batch_map`` first).
@@ -151,8 +160,25 @@ class Dataset:
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
         """``batch`` that first pads columns in ``pad_info`` ({name: (shape, value)})."""
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
-                            pad_info=pad_info if pad_info is not None else {})
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                                  pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together (``ops_extra.BucketBatchByLengthDataset``)."""
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
+                                          bucket_batch_sizes, element_length_function, pad_info,
+                                          pad_to_bucket_boundary, drop_remainder)
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Let ``num_batch`` batches through per pass, then one per ``sync_update``."""
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release the sync point ``condition_name`` (after calling its callback with
+        ``data``); ``num_batch`` batches pass (default: its ``sync_wait`` num_batch)."""
+        sync_update(self, condition_name, num_batch, data)
 
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of ``buffer_size`` rows (>= size: a full shuffle)."""
@@ -206,6 +232,29 @@ class Dataset:
                              column_list("rename", "output_columns", output_columns, False))
 
 
+class VisionBaseDataset(Dataset):
+    """MindSpore's base of image pipelines (every Spore operation node derives from it
+    through ``UnionBaseDataset``)."""
+
+
+class TextBaseDataset(Dataset):
+    """MindSpore's base of text pipelines: adds ``build_vocab``."""
+
+    def build_vocab(self, columns, freq_range, top_k, special_tokens, special_first):
+        """``text.Vocab.from_dataset`` over this pipeline."""
+        from ..text.vocab import Vocab
+        return Vocab.from_dataset(self, columns, freq_range, top_k, special_tokens,
+                                  special_first)
+
+
+class AudioBaseDataset(Dataset):
+    """MindSpore's base of audio pipelines."""
+
+
+class UnionBaseDataset(VisionBaseDataset, TextBaseDataset, AudioBaseDataset):
+    """MindSpore's base of the operation nodes (map, batch, repeat, ...)."""
+
+
 def zip(datasets):  # noqa: A001  (MindSpore's name)
     """``ds.zip((d1, d2, ...))``: the datasets' columns side by side."""
     if not isinstance(datasets, (tuple, list)) or len(datasets) < 1 or \
@@ -215,8 +264,9 @@ def zip(datasets):  # noqa: A001  (MindSpore's name)
 
 
 # The operation nodes subclass Dataset, so they are imported after it.
-from .ops_batch import BatchDataset  # noqa: E402
+from .ops_batch import BatchDataset, PaddedBatchDataset  # noqa: E402
 from .ops_flow import (ConcatDataset, RepeatDataset, ShuffleDataset, SkipDataset,  # noqa: E402
                        TakeDataset, ZipDataset)
 from .ops_rowwise import FilterDataset, MapDataset, ProjectDataset, RenameDataset  # noqa: E402
 from .split import split_dataset  # noqa: E402
+from .ops_extra import BucketBatchByLengthDataset, SyncWaitDataset, sync_update  # noqa: E402

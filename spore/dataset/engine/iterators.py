@@ -14,6 +14,9 @@ from .checks import check_int
 from .execution import Execution, Pass
 from .rows import to_output
 
+# columns named so (a reader's extra_metadata) are left out unless asked for, as in MindSpore
+META_PREFIX = "_meta-"
+
 
 class _Iterator:
     def __init__(self, dataset, columns, num_epochs, output_numpy, do_copy):
@@ -23,6 +26,8 @@ class _Iterator:
                              "got 0.")
         names = dataset.get_col_names()
         self.dataset = dataset
+        if not columns and any(n.startswith(META_PREFIX) for n in names):
+            columns = [n for n in names if not n.startswith(META_PREFIX)]
         self._names = list(columns) if columns else names
         missing = [c for c in self._names if c not in names]
         if missing:

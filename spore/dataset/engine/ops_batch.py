@@ -147,6 +147,8 @@ class BatchDataset(_RowWise):
         else:
             self._names, self._layout = _output_layout(names, inputs, outputs)
         self.pad_info = _check_pad_info(pad_info, self._names)
+        from .ops_extra import tell_batch_size
+        tell_batch_size(child, batch_size if isinstance(batch_size, int) else 1)
 
     def _columns(self):
         return list(self._names)
@@ -208,3 +210,13 @@ def _check_pad_info(pad_info, names):
                      for s in shape]
         checked[name] = (shape, value)
     return checked
+
+
+class PaddedBatchDataset(BatchDataset):
+    """``padded_batch``: columns in ``pad_info`` ({name: (shape, value)}) padded, then
+    batched."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder=False,
+                 num_parallel_workers=None, pad_info=None):
+        super().__init__(input_dataset, batch_size, drop_remainder, num_parallel_workers,
+                         pad_info=pad_info if pad_info is not None else {})

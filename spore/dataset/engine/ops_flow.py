@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 
 from .checks import check_int
-from .dataset import Dataset
+from .dataset import Dataset, UnionBaseDataset
 from .rows import pipeline_error
 
 
-class ShuffleDataset(Dataset):
+class ShuffleDataset(UnionBaseDataset):
     """MindSpore's buffer shuffle: keep ``buffer_size`` rows, emit a random one, refill."""
 
     def __init__(self, child, buffer_size):
@@ -36,7 +36,7 @@ class ShuffleDataset(Dataset):
             yield buffer[i]
 
 
-class RepeatDataset(Dataset):
+class RepeatDataset(UnionBaseDataset):
     """The child's rows ``repeat_count`` times (-1: forever); each round is a new pass,
     so shuffles below it reshuffle."""
 
@@ -55,7 +55,7 @@ class RepeatDataset(Dataset):
             yield from self.children[0]._rows(run.sub(i))
 
 
-class TakeDataset(Dataset):
+class TakeDataset(UnionBaseDataset):
     """The first ``count`` rows (-1: all)."""
 
     def __init__(self, child, count):
@@ -71,7 +71,7 @@ class TakeDataset(Dataset):
         return rows if self.count == -1 else itertools.islice(rows, self.count)
 
 
-class SkipDataset(Dataset):
+class SkipDataset(UnionBaseDataset):
     """All rows after the first ``count``."""
 
     def __init__(self, child, count):
@@ -85,7 +85,7 @@ class SkipDataset(Dataset):
         return itertools.islice(self.children[0]._rows(run), self.count, None)
 
 
-class ZipDataset(Dataset):
+class ZipDataset(UnionBaseDataset):
     """Columns of all children side by side; stops with the shortest child."""
 
     def __init__(self, children):
@@ -108,7 +108,7 @@ class ZipDataset(Dataset):
             yield tuple(a for part in parts for a in part)
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(UnionBaseDataset):
     """Rows of each child in turn; all children must have the same columns."""
 
     def __init__(self, children):
@@ -122,16 +122,31 @@ class ConcatDataset(Dataset):
             if child._columns() != first:
                 raise ValueError(f"For 'concat', the datasets must have the same column names "
                                  f"in the same order, but got {first} and {child._columns()}.")
+        self._sampled = None  # use_sampler: the children read through one sampler
 
     def _size(self):
+        if self._sampled is not None:
+            return self._sampled.get_dataset_size()
         return sum(c.get_dataset_size() for c in self.children)
 
     def _rows(self, run):
+        if self._sampled is not None:
+            yield from self._sampled._rows(run)
+            return
         for i, child in enumerate(self.children):
             yield from child._rows(run.sub(i))
 
+    def use_sampler(self, new_sampler):
+        """Read the joined rows of the children (random-access sources) through
+        ``new_sampler``, e.g. a DistributedSampler after padding with PaddedDataset. As in
+        MindSpore this changes the dataset in place."""
+        from .ops_extra import use_sampler
+        from .samplers import user_sampler
+        self._sampled = use_sampler(self, user_sampler(new_sampler))
+        self.reset()
 
-class PositionSubsetDataset(Dataset):
+
+class PositionSubsetDataset(UnionBaseDataset):
     """The rows of a stream whose positions (0-based, per pass) are in ``positions``."""
 
     def __init__(self, child, positions):

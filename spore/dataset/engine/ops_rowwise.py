@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import config
 from .checks import check_columns_exist, column_list
-from .dataset import Dataset
+from .dataset import Dataset, UnionBaseDataset
 from .randomness import RowRandom
 from ..transforms.base import run_operation
 from .rows import call_user, pipeline_error
@@ -24,7 +24,7 @@ from .workers import OrderedPool, can_use_processes
 CHUNK_ROWS = 4
 
 
-class _RowWise(Dataset):
+class _RowWise(UnionBaseDataset):
     def _size(self):
         return self.children[0].get_dataset_size()
 
@@ -37,6 +37,8 @@ class _RowWise(Dataset):
         return node
 
     def _workers(self):
+        if config.get_debug_mode():
+            return 1  # debug mode: user code runs in the calling thread
         n = self.num_parallel_workers
         return config.get_num_parallel_workers() if n is None else n
 
@@ -76,10 +78,32 @@ class _MapJob:
     def __init__(self, operations, in_idx, out_layout, n_out, columns):
         self.operations, self.in_idx = operations, in_idx
         self.out_layout, self.n_out, self.columns = out_layout, n_out, columns
+        self.error_mode = config.get_error_samples_mode()
+        self.hooks = config.debug_hooks() if config.get_debug_mode() else []
 
     def __call__(self, task):
         key, start, rows = task
-        return [self.apply_row(row, key, start + i) for i, row in enumerate(rows)]
+        if self.error_mode == config.ErrorSamplesMode.RETURN:
+            return [self.apply_row(row, key, start + i) for i, row in enumerate(rows)]
+        return self._tolerant(rows, key, start)
+
+    def _tolerant(self, rows, key, start):
+        """ErrorSamplesMode SKIP / REPLACE: a row whose operations raised is dropped, or
+        replaced by the nearest good row of its chunk (dropped when the chunk has none)."""
+        out = []
+        for i, row in enumerate(rows):
+            try:
+                out.append(self.apply_row(row, key, start + i))
+            except RuntimeError:
+                out.append(None)
+        good = [r for r in out if r is not None]
+        if self.error_mode == config.ErrorSamplesMode.SKIP or not good:
+            return good
+        filled, last = [], None
+        for r in out:
+            last = r if r is not None else last
+            filled.append(r if r is not None else (last if last is not None else good[0]))
+        return filled
 
     def apply_row(self, row, key, pos):
         values = tuple(row[i] for i in self.in_idx)
@@ -87,6 +111,9 @@ class _MapJob:
         for op in self.operations:
             what = f"map operation [{_op_name(op)}] on row {pos} (input columns {self.columns})"
             values = call_user(what, run_operation, op, values, rand)
+            for hook in self.hooks:
+                hook.set_previous_op_name(_op_name(op))
+                values = call_user(f"debug hook {_op_name(hook)}", hook, *values)
         if len(values) != self.n_out:
             raise pipeline_error(
                 f"the operations of 'map' returned {len(values)} column(s) on row {pos}, but "
@@ -115,19 +142,43 @@ class MapDataset(_RowWise):
         self.python_multiprocessing = bool(python_multiprocessing) and bool(user_code) and \
             can_use_processes(user_code, "map", stacklevel=3)
         self._names, self._layout = _output_layout(names, inputs, outputs)
+        from .ops_extra import _Callbacks, check_callbacks
+        callbacks = check_callbacks(callbacks)
+        self._callbacks = _Callbacks(callbacks) if callbacks else None
 
     def _columns(self):
         return list(self._names)
+
+    def _below_sync(self):
+        if "below_sync" not in self._cache:
+            self._cache["below_sync"] = _has_sync_point(self.children[0])
+        return self._cache["below_sync"]
 
     def _rows(self, run):
         names = self.children[0]._columns()
         job = _MapJob(self.operations, [names.index(c) for c in self.input_columns],
                       self._layout, len(self.output_columns), self.input_columns)
         key = run.key(self._stream)
+        if self._callbacks is not None or self._below_sync():
+            # row by row in this thread: the callbacks see every step, and no row is read
+            # ahead of a sync_wait point before the consumer released it
+            positions = iter(range(1 << 62))
+            run_rows = lambda rows: job((key, next(positions), rows))  # noqa: E731
+            if self._callbacks is None:
+                for row in self.children[0]._rows(run):
+                    yield from run_rows([row])
+                return
+            yield from self._callbacks.epoch(self.children[0]._rows(run), run_rows)
+            return
         tasks = ((key, start, rows) for start, rows in
                  _chunks(self.children[0]._rows(run), CHUNK_ROWS))
         for out_rows in self._run_chunks(run, job, tasks, self.python_multiprocessing):
             yield from out_rows
+
+
+def _has_sync_point(node):
+    from .ops_extra import SyncWaitDataset
+    return any(isinstance(n, SyncWaitDataset) for n in node._walk())
 
 
 def _output_layout(names, inputs, outputs):

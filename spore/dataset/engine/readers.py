@@ -66,7 +66,7 @@ _IDX_IMAGES, _IDX_LABELS = 2051, 2049
 _MNIST_PARTS = {"train": "train", "test": "t10k"}
 
 
-def _idx_header(name, path, magic, ndims):
+def _idx_header(name, path, magic, ndims, itemsize=1):
     """(count, dims) of an IDX file after checking its magic number and size."""
     header_len = 4 * (1 + ndims)
     with open(path, "rb") as f:
@@ -78,7 +78,7 @@ def _idx_header(name, path, magic, ndims):
         raise RuntimeError(f"Invalid {name} file {path}: magic number {int(fields[0])}, "
                            f"expected {magic}.")
     count, dims = int(fields[1]), tuple(int(d) for d in fields[2:])
-    expected = header_len + count * int(np.prod(dims, dtype=np.int64))
+    expected = header_len + itemsize * count * int(np.prod(dims, dtype=np.int64))
     actual = os.path.getsize(path)
     if actual != expected:
         raise RuntimeError(f"Invalid {name} file {path}: {actual} bytes, but its header "
@@ -87,15 +87,15 @@ def _idx_header(name, path, magic, ndims):
     return count, dims
 
 
-def _idx_pairs(name, dataset_dir, usage):
+def _idx_pairs(name, dataset_dir, usage, parts=_MNIST_PARTS, prefix=""):
     """(images, labels) paths as MindSpore pairs them: the files whose name holds
     ``idx3-ubyte`` (images) or ``idx1-ubyte`` (labels), kept when the name holds the usage's
     part (``train`` / ``t10k``; ``all`` keeps every one), sorted by name, the k-th images
     file with the k-th labels file. So a folder with only the train files is read whole."""
     names = sorted(n for n in os.listdir(dataset_dir)
-                   if os.path.isfile(os.path.join(dataset_dir, n)))
+                   if os.path.isfile(os.path.join(dataset_dir, n)) and n.startswith(prefix))
     if usage != "all":
-        names = [n for n in names if _MNIST_PARTS[usage] in n]
+        names = [n for n in names if parts[usage] in n]
     images = [os.path.join(dataset_dir, n) for n in names if "idx3-ubyte" in n]
     labels = [os.path.join(dataset_dir, n) for n in names if "idx1-ubyte" in n]
     if not images:
@@ -125,7 +125,7 @@ class MnistDataset(_ArraySource):
         self.dataset_dir = _check_dir(dataset_dir)
         self.usage = _check_usage(name, usage, ("train", "test", "all"))
         self._files = []
-        for images, labels in _idx_pairs(name, self.dataset_dir, self.usage):
+        for images, labels in self._pairs():
             n_images, dims = _idx_header(name, images, _IDX_IMAGES, 3)
             n_labels, _ = _idx_header(name, labels, _IDX_LABELS, 1)
             if n_images != n_labels:
@@ -133,6 +133,9 @@ class MnistDataset(_ArraySource):
                                    f"{labels} has {n_labels} labels.")
             self._files.append((images, labels, n_images, dims))
         self._count = sum(f[2] for f in self._files)
+
+    def _pairs(self):
+        return _idx_pairs(type(self).__name__, self.dataset_dir, self.usage)
 
     def _length(self):
         return self._count
@@ -151,6 +154,96 @@ class MnistDataset(_ArraySource):
 
 class FashionMnistDataset(MnistDataset):
     """Fashion-MNIST: the same IDX files and rules as ``MnistDataset`` (10 clothing classes)."""
+
+
+class KMnistDataset(MnistDataset):
+    """Kuzushiji-MNIST: the same IDX files and rules as ``MnistDataset`` (10 kana classes)."""
+
+
+_EMNIST_NAMES = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
+
+
+class EMnistDataset(MnistDataset):
+    """EMNIST split ``name`` (``byclass``, ``bymerge``, ``balanced``, ``letters``,
+    ``digits``, ``mnist``): the IDX files ``emnist-<name>-{train,test}-*``, images as
+    stored (not transposed), as MindSpore reads them. ``usage`` None or ``'all'``: test
+    before train (name order)."""
+
+    def __init__(self, dataset_dir, name, usage=None, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
+                 shard_id=None, cache=None):
+        if name not in _EMNIST_NAMES:
+            raise ValueError(f"For 'EMnistDataset', 'name' must be one of "
+                             f"{list(_EMNIST_NAMES)}, but got {name!r}.")
+        self.name = name
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers, shuffle,
+                         sampler, num_shards, shard_id, cache)
+
+    def _pairs(self):
+        return _idx_pairs(type(self).__name__, self.dataset_dir, self.usage,
+                          {"train": "-train-", "test": "-test-"}, f"emnist-{self.name}-")
+
+
+# QMNIST: usage -> (file prefix, first row, end row) of its images and idx2-int labels
+_QMNIST_PARTS = {"train": [("qmnist-train", 0, None)], "test": [("qmnist-test", 0, None)],
+                 "test10k": [("qmnist-test", 0, 10000)],
+                 "test50k": [("qmnist-test", 10000, None)], "nist": [("xnist", 0, None)]}
+_QMNIST_PARTS["all"] = _QMNIST_PARTS["train"] + _QMNIST_PARTS["test"] + _QMNIST_PARTS["nist"]
+_IDX_INT_LABELS = 3074
+
+
+class QMnistDataset(_ArraySource):
+    """QMNIST: ``<prefix>-images-idx3-ubyte`` with ``<prefix>-labels-idx2-int`` (8 int32
+    fields per image), prefix ``qmnist-train``, ``qmnist-test`` or ``xnist`` (usage
+    ``nist``); ``test10k`` / ``test50k`` are the test rows before / from row 10000, ``all``
+    (None) is train, test, nist. Columns ``image`` (uint8 (28, 28, 1)) and ``label``
+    (uint32: the class with ``compat=True``, all 8 fields otherwise)."""
+
+    def __init__(self, dataset_dir, usage=None, compat=True, num_samples=None,
+                 num_parallel_workers=None, shuffle=None, sampler=None, num_shards=None,
+                 shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = _check_usage("QMnistDataset", usage, tuple(_QMNIST_PARTS))
+        if not isinstance(compat, bool):
+            raise TypeError(f"For 'QMnistDataset', 'compat' must be a bool, but got {compat!r}.")
+        self.compat = compat
+        self._parts = []
+        for prefix, first, end in _QMNIST_PARTS[self.usage]:
+            images = os.path.join(self.dataset_dir, f"{prefix}-images-idx3-ubyte")
+            labels = os.path.join(self.dataset_dir, f"{prefix}-labels-idx2-int")
+            for path in (images, labels):
+                if not os.path.isfile(path):
+                    raise RuntimeError(f"Invalid file, {path} does not exist or is a directory.")
+            n, dims = _idx_header("QMnistDataset", images, _IDX_IMAGES, 3)
+            n_labels, _ = _idx_header("QMnistDataset", labels, _IDX_INT_LABELS, 2, 4)
+            if n != n_labels:
+                raise RuntimeError(f"Invalid QMnistDataset files: {images} has {n} images but "
+                                   f"{labels} has {n_labels} labels.")
+            end = n if end is None else min(end, n)
+            self._parts.append((images, labels, dims, n, first, max(first, end)))
+        self._count = sum(end - first for *_, first, end in self._parts)
+
+    def _length(self):
+        return self._count
+
+    def _load(self):
+        images, labels = [], []
+        for img, lab, dims, n, first, end in self._parts:
+            images.append(np.fromfile(img, np.uint8, offset=16).reshape(n, *dims)[first:end])
+            labels.append(np.fromfile(lab, ">i4", offset=12).reshape(n, 8)[first:end])
+        labels = np.concatenate(labels).astype(np.uint32)
+        return np.concatenate(images), labels[:, 0] if self.compat else labels
+
+    def _class_labels(self):
+        labels = self._arrays()[1]
+        return labels if labels.ndim == 1 else labels[:, 0]
+
+    @staticmethod
+    def _layout(image):
+        return image[..., None].copy()
+
 
 
 # ------------------------------------------------------------------ CIFAR-10 / CIFAR-100
@@ -266,19 +359,26 @@ class _FileRows:
         self.files, self.labels, self.decode = files, labels, decode
 
     def __call__(self, index):
-        path = self.files[index]
+        return read_image(self.files[index], self.decode), \
+            np.array(self.labels[index], dtype=np.int32)
+
+
+def read_image(path, decode):
+    """The file's bytes (uint8, 1-D), or with ``decode`` its RGB HWC uint8 image."""
+    try:
         with open(path, "rb") as f:
             data = f.read()
-        label = np.array(self.labels[index], dtype=np.int32)
-        if not self.decode:
-            return np.frombuffer(data, np.uint8).copy(), label
-        try:
-            return decode_image(data), label
-        except ImportError:
-            raise
-        except Exception as exc:
-            raise pipeline_error(f"Invalid image, {path} could not be decoded (broken file or "
-                                 f"not an image): {exc}") from None
+    except OSError as exc:
+        raise pipeline_error(f"Invalid file, {path} could not be read: {exc}") from None
+    if not decode:
+        return np.frombuffer(data, np.uint8).copy()
+    try:
+        return decode_image(data)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise pipeline_error(f"Invalid image, {path} could not be decoded (broken file or "
+                             f"not an image): {exc}") from None
 
 
 class ImageFolderDataset(MappableDataset):

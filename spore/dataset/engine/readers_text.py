@@ -23,6 +23,7 @@ from .. import config
 from .dataset import Dataset
 from .rows import pipeline_error
 from .samplers import Shuffle, _check_count
+from .sources import SourceDataset
 
 
 def _find_files(name, dataset_files):
@@ -91,7 +92,7 @@ def _interleave(lists):
         iterators = alive
 
 
-class _FileSource(Dataset):
+class _FileSource(SourceDataset):
     """Rows read from a sorted list of files; subclasses give ``_read(path)`` (a list of
     rows) and ``_columns()``."""
 
@@ -120,10 +121,18 @@ class _FileSource(Dataset):
             self._cache["file_rows"] = [self._read(p) for p in self.dataset_files]
         return self._cache["file_rows"]
 
+    def _shard_pieces(self, counts):
+        """(file index, first row, end row) pieces of this shard, given rows per file."""
+        return _pieces(counts, self.num_shards, self.shard_id)
+
     def _size(self):
-        total = sum(len(rows) for rows in self._file_rows())
-        n = math.ceil(total / self.num_shards) if self.num_shards and total else total
+        n = sum(b - a for _, a, b in self._shard_pieces([len(r) for r in self._file_rows()]))
         return min(n, self.num_samples) if self.num_samples else n
+
+    @staticmethod
+    def _materialize(row):
+        """A row as the pipeline's arrays (a reader may keep lighter records until here)."""
+        return tuple(np.array(v) for v in row)
 
     def _rows(self, run):
         file_rows = self._file_rows()
@@ -133,7 +142,7 @@ class _FileSource(Dataset):
             order = [int(i) for i in rng.permutation(len(order))]
         ordered = [file_rows[i] for i in order]
         pieces = [ordered[f][a:b] for f, a, b in
-                  _pieces([len(r) for r in ordered], self.num_shards, self.shard_id)]
+                  self._shard_pieces([len(r) for r in ordered])]
         if self.shuffle == Shuffle.INFILE:
             pieces = [[piece[i] for i in rng.permutation(len(piece))] for piece in pieces]
         workers = self.num_parallel_workers or config.get_num_parallel_workers()
@@ -144,7 +153,7 @@ class _FileSource(Dataset):
         if self.num_samples:
             rows = rows[:self.num_samples]
         for row in rows:
-            yield tuple(np.array(v) for v in row)
+            yield self._materialize(row)
 
 
 class TextFileDataset(_FileSource):

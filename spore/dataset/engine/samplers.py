@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from .serialize import remember_arguments
+
 
 class Shuffle(str, enum.Enum):
     """MindSpore's shuffle levels, accepted by ``RandomSampler(shuffle=...)`` and as a
@@ -37,6 +39,10 @@ def _check_count(name, arg, value, allow_none=True):
 
 class BuiltinSampler:
     """Base of the samplers Spore implements itself."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        remember_arguments(cls)  # serialize() writes a sampler as its constructor call
 
     def __init__(self, num_samples=None):
         self.num_samples = _check_count(type(self).__name__, "num_samples", num_samples)

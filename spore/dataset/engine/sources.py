@@ -46,7 +46,11 @@ class _FetchJob:
         return [self.reader(int(i)) for i in indices]
 
 
-class MappableDataset(Dataset):
+class SourceDataset(Dataset):
+    """Base of the sources (random-access ones and the file readers)."""
+
+
+class MappableDataset(SourceDataset):
     """Base of random-access sources: subclasses give ``_length()`` and ``_reader()``."""
 
     parallel_fetch = False   # whether reading rows is worth a worker pool

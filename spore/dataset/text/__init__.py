@@ -12,6 +12,8 @@ from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
                          UnicodeCharTokenizer as UnicodeCharTokenizer,
                          WhitespaceTokenizer as WhitespaceTokenizer, to_bytes as to_bytes,
                          to_str as to_str)
+from .vectors import (CharNGram as CharNGram, FastText as FastText, GloVe as GloVe,
+                      ToVectors as ToVectors, Vectors as Vectors)
 from .vocab import Vocab as Vocab
 
 

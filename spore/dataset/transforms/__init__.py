@@ -5,7 +5,8 @@ from .transforms import (Compose as Compose, Concatenate as Concatenate,
                          Duplicate as Duplicate, Fill as Fill, Mask as Mask, OneHot as OneHot,
                          PadEnd as PadEnd, RandomApply as RandomApply,
                          RandomChoice as RandomChoice, RandomOrder as RandomOrder,
-                         Relational as Relational, Slice as Slice, TypeCast as TypeCast)
+                         Relational as Relational, Slice as Slice, TypeCast as TypeCast,
+                         Unique as Unique, not_random as not_random)
 
 
 def __getattr__(name):

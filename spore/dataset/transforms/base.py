@@ -9,11 +9,16 @@ reproducible under ``dataset.config.set_seed`` whatever the number of workers.
 from __future__ import annotations
 
 from ..engine.randomness import EAGER
+from ..engine.serialize import remember_arguments
 from ..engine.rows import to_array, to_value
 
 
 class TensorOperation:
     """Base of the built-in transforms."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        remember_arguments(cls)  # serialize() writes a transform as its constructor call
 
     random = False  # whether the transform draws random numbers
 

@@ -217,3 +217,41 @@ class RandomOrder(TensorOperation):
         for i in rand.generator.permutation(len(self.transforms)):
             arrays = run_operation(self.transforms[i], arrays, rand)
         return arrays
+
+
+class Unique(TensorOperation):
+    """The distinct values of an array (at least 2-D, flattened, as MindSpore requires) in
+    order of first appearance, each element's index into them (int32) and their counts
+    (int32): three output columns."""
+
+    def _run(self, arrays, rand):
+        if len(arrays) != 1:
+            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
+        array = arrays[0]
+        if array.ndim < 2:
+            raise self._error(f"input must be at least 2-D in order to do unique op, got rank: "
+                              f"{array.ndim}.", RuntimeError)
+        flat = array.reshape(-1)
+        values, first, inverse, counts = np.unique(flat, return_index=True,
+                                                   return_inverse=True, return_counts=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return (values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32))
+
+
+def not_random(function):
+    """Mark a Python function as deterministic (``function.random = False``), as MindSpore
+    does so a cache may keep its results; returns the function."""
+    if not callable(function):
+        raise TypeError(f"not_random: the argument must be callable, but got "
+                        f"{type(function).__name__}.")
+    function.random = False
+    return function
+
+
+class Implementation(enum.IntEnum):
+    """Which implementation a MindSpore transform runs (C++ or Python); Spore's transforms
+    are all NumPy, so this only names the choice."""
+    C = 0
+    PY = 1

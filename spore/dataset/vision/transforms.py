@@ -218,21 +218,30 @@ class RandomCrop(_ImageOperation):
         self.padding_mode = Border(padding_mode)
 
     def _image(self, img, rand):
+        img, _, _, top, left = self.window(img, rand)
+        return _crop(img, top, left, *self.size)
+
+    def window(self, img, rand):
+        """(padded image, rows and columns padded above and left of the original, top and
+        left of the drawn crop window); ``RandomCropWithBBox`` moves boxes by the padding."""
+        dy = dx = 0
         if self.padding is not None:
             img = _pad_image(img, *self.padding, self.fill_value, self.padding_mode)
+            dy, dx = self.padding[0], self.padding[2]
         h, w = self.size
         ih, iw = _hw(img)
         if self.pad_if_needed and (ih < h or iw < w):
             ph, pw = max(h - ih, 0), max(w - iw, 0)
             img = _pad_image(img, ph // 2, ph - ph // 2, pw // 2, pw - pw // 2,
                              self.fill_value, self.padding_mode)
+            dy, dx = dy + ph // 2, dx + pw // 2
             ih, iw = _hw(img)
         if ih < h or iw < w:
             raise self._error(f"the crop size {self.size} is larger than the (padded) image "
                               f"{(ih, iw)}; set pad_if_needed=True or pad it.")
         gen = rand.generator
         top, left = int(gen.integers(ih - h + 1)), int(gen.integers(iw - w + 1))
-        return _crop(img, top, left, h, w)
+        return img, dy, dx, top, left
 
 
 class RandomResizedCrop(_ImageOperation):

@@ -1,0 +1,2 @@
+"""``mindspore.dataset.core``: the ``config`` module."""
+from .. import config as config  # noqa: F401
