@@ -351,9 +351,11 @@ def _to_array(data, npd, dtype, shape, init):
                         "but got type 'NoneType'.")
     if isinstance(data, Tensor):
         arr = data._data
-        if not isinstance(arr, np.ndarray) and (_P.active_capture() is not None
-                                                or hasattr(type(arr), "refuse_host_read")):
-            # a traced tensor (the copy or cast is a graph node) or one batched by vmap
+        if _P.active_capture() is not None or (not isinstance(arr, np.ndarray) and
+                                               hasattr(type(arr), "refuse_host_read")):
+            # while a graph is captured, the copy or cast is a graph node (of a traced
+            # tensor, or of a concrete one read at every call: never a stale copy); a
+            # tensor batched by vmap copies through the batching handler
             if npd is not None and np.dtype(npd) != arr.dtype:
                 return _P.get("Cast")(data, dtype=np.dtype(npd))._data
             return _P.get("Copy")(data)._data

@@ -188,3 +188,15 @@ def test_a_tensor_built_inside_a_compiled_function_is_a_constant_never_written()
         np.testing.assert_array_equal(got, [2 * (2 * scale + 1), 2, 2])
     (entry,) = [e for es in f._cache.values() for e in es]
     assert not entry.objects                 # constants, not inputs read by identity
+
+
+def test_a_copy_of_an_outside_tensor_made_in_a_compiled_function_reads_it_every_call():
+    w = ms.Parameter(Tensor(np.ones(2, np.float32)), name="w")
+
+    @ms.jit
+    def f(x):
+        return Tensor(w) * x + Tensor(w, ms.float64).astype(ms.float32)
+    x = Tensor(np.ones(2, np.float32))
+    np.testing.assert_array_equal(f(x).asnumpy(), [2, 2])
+    ops.assign(w, Tensor(np.full(2, 3, np.float32)))      # in place: no recompile
+    np.testing.assert_array_equal(f(x).asnumpy(), [6, 6])
