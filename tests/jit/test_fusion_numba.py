@@ -54,6 +54,57 @@ def test_the_w2a_size_fuses_with_numba():
     assert ms.jit_report(f).kernel_count == 1
 
 
+def test_the_w2_chain_runs_one_shared_segment_loop_per_step():
+    # NOTE: [Segmented fused kernels]: 50 short loops over a tile instead of one loop
+    # whose body is a 250-op dependent chain; tanh and sigmoid of one value share one
+    # exponential; equal steps are one function
+    x = Tensor(np.random.default_rng(3).standard_normal(3000).astype(np.float32))  # 2.9 tiles
+    f1 = ms.jit(chain, jit_level="O1")
+    close(f1(x).asnumpy(), ms.jit(chain, jit_level="O0")(x).asnumpy(), rtol=4e-6, atol=0)
+    (group,) = groups(f1)
+    source = kernelgen.kernel_source(group)
+    assert source.count("@njit(cache=True") == 1          # one segment function
+    assert source.count("        segment0(m, ") == 50     # called once per step
+    assert source.count("tanh_sigmoid_f32(") == 1 and "tanh_f32(" not in source
+
+
+def test_values_crossing_segments_match_the_unfused_graph():
+    def f(x, b):
+        y = ops.tanh(x) * b
+        z = ops.exp(y * 0.5) + y
+        w = ops.sigmoid(z) * y - ops.erf(z * 0.1)
+        v = ops.tanh(w) + z / (y * y + 1.0)
+        return y, v, v > z
+    rng = np.random.default_rng(4)
+    x, b = Tensor(rng.standard_normal((37, 60)).astype(np.float32)), Tensor(np.float32(0.7))
+    f1 = ms.jit(f, jit_level="O1")
+    got, want = f1(x, b), ms.jit(f, jit_level="O0")(x, b)
+    (group,) = groups(f1)
+    source = kernelgen.kernel_source(group)
+    assert source.count("        segment") >= 3 and "np.empty(" in source   # tile buffers
+    for g, w in zip(got[:2], want[:2]):
+        close(g.asnumpy(), w.asnumpy())
+    v, z = want[1].asnumpy(), f(x, b)[1].asnumpy()
+    decided = np.abs(v - z) > 1e-5 * np.abs(z)             # comparisons away from a tie
+    np.testing.assert_array_equal(got[2].asnumpy()[decided], want[2].asnumpy()[decided])
+
+
+def test_a_segment_loop_vectorises():
+    import re
+    from numba import types as T
+    x = Tensor(np.ones(2048, np.float32))
+    f1 = ms.jit(chain, jit_level="O1")
+    f1(x)
+    (group,) = groups(f1)
+    ns = {}
+    exec(compile(kernelgen.kernel_source(group).replace("cache=True", "cache=False"),
+                 "<fused>", "exec"), ns)
+    array = T.Array(T.float32, 1, "C")
+    ns["segment0"].compile((T.int64, array, array))
+    llvm = ns["segment0"].inspect_llvm(ns["segment0"].signatures[0])
+    assert re.search(r"fdiv [a-z ]*<\d+ x double>", llvm)    # the shared division, in lanes
+
+
 def test_a_large_tanh_after_a_matmul_is_a_kernel_of_its_own():
     rng = np.random.default_rng(2)
     x, y = (Tensor(rng.standard_normal((128, 128)).astype(np.float32) * 0.1)
