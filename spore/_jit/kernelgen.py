@@ -4,9 +4,11 @@ NOTE: [Numba fusion kernels]
 A ``FusedElementwise`` group (spore/_jit/fusion.py) whose ops all appear in ``_OPS``
 and whose values are float32, float64 or bool becomes one Numba function: a flat loop
 over the elements that reads each input once, computes every op on scalars and
-writes the values used after the group. Inputs have the group's shape or are 0-d (the
-fusion pass admits no other broadcasting), so one index serves them all and the
-kernel does not depend on the shape or even the rank: its source is determined by
+writes the values used after the group. Inputs have the group's shape, are 0-d, or
+broadcast along leading axes (``fusion.trailing``: flat, such an input repeats every
+``size`` elements, so tiles also stop at multiples of its size and read it as one
+contiguous slice); so a flat index serves them all and the kernel does not depend on
+the shape, the rank or the broadcast sizes: its source is determined by
 the group's structure (ops, wiring, literal values) and dtypes, and **the source is
 the key** of the in-memory cache and, hashed, the name of the file it is written to
 under the disk cache (``$SPORE_CACHE_DIR``, default ``~/.cache/spore``, then
@@ -242,7 +244,11 @@ def kernel_source(group):
         head.append(f"    b{b} = np.empty({TILE}, np.{'bool_' if dt == 'boolean' else dt})")
     # per-tile views indexed from 0: LLVM then knows the index is not negative (no
     # wrap-around select) and vectorises; x[s + j] on the whole array it does not
-    views = [f"        t{i} = x{i}[s:e]" for i, v in enumerate(g.inputs) if v.aval.shape != ()]
+    full = tuple(group.shape)
+    bcast = [i for i, v in enumerate(g.inputs) if v.aval.shape not in ((), full)]
+    views = [f"        t{i} = x{i}[s:e]" if i not in bcast else
+             f"        t{i} = x{i}[s % x{i}.size:s % x{i}.size + m]"
+             for i, v in enumerate(g.inputs) if v.aval.shape != ()]
     views += [f"        p{j} = o{j}[s:e]" for j in range(len(g.outputs))]
     functions, calls, by_text = [], [], {}
     for k, seg in enumerate(segments):
@@ -326,14 +332,29 @@ def kernel_source(group):
         "      boundscheck=False, error_model='numpy')",
         f"def kernel(start, stop, {', '.join(params)}):",
         *head,
-        f"    for s in range(start, stop, {TILE}):",
-        f"        e = min(s + {TILE}, stop)",
-        "        m = e - s",
+        *(_tile_loop(bcast)),
         *views,
         *calls,
         "",
     ]
     return "\n".join(lines)
+
+
+def _tile_loop(bcast):
+    """The head of the loop over tiles. With trailing-broadcast inputs (``bcast``) a tile
+    also stops at each multiple of the smallest one's size (the sizes of trailing
+    shapes divide each other), so every input's tile is one contiguous slice."""
+    if not bcast:
+        return [f"    for s in range(start, stop, {TILE}):",
+                f"        e = min(s + {TILE}, stop)",
+                "        m = e - s"]
+    sizes = [f"x{i}.size" for i in bcast]
+    return [f"    r = {sizes[0] if len(sizes) == 1 else 'min(' + ', '.join(sizes) + ')'}",
+            "    e = start",
+            "    while e < stop:",
+            "        s = e",
+            f"        e = min(s + {TILE}, stop, (s // r + 1) * r)",
+            "        m = e - s"]
 
 
 def _approx_version():

@@ -160,6 +160,54 @@ def test_random_elementwise_graphs_match_the_unfused_graph(program, shape, dtype
         close(g.asnumpy(), w.asnumpy(), rtol=rtol, atol=rtol)
 
 
+@given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1),
+                          st.integers(0, 3)), min_size=2, max_size=10),
+       st.sampled_from([((64, 100), (100,)), ((3, 40, 50), (40, 50)),
+                        ((3, 40, 50), (1, 1, 50)), ((9, 7, 33), (7, 33)),
+                        ((300, 500), (1, 500))]))      # the last: two threads
+def test_random_graphs_with_trailing_broadcast_inputs_match_the_unfused_graph(program, shapes):
+    # b broadcasts along the leading axes (a bias, a per-row pattern): ops mixing it with
+    # full-shape values fuse, the kernel reading it tile by tile
+    f = program_fn(program, UNARY, BINARY)
+    rng = np.random.default_rng(2)
+    a = Tensor(rng.standard_normal(shapes[0]).astype(np.float32))
+    b = Tensor(rng.standard_normal(shapes[1]).astype(np.float32))
+    s = Tensor(np.float32(0.3))
+    want = ms.jit(f, jit_level="O0")(a, b, s)
+    got = ms.jit(f, jit_level="O1")(a, b, s)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        close(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_bias_and_activation_after_a_matmul_are_one_epilogue():
+    def f(x, w, bias):
+        return ops.relu(ops.matmul(x, w) + bias)
+    rng = np.random.default_rng(5)
+    x, w = (Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((64, 48), (48, 40)))
+    bias = Tensor(rng.standard_normal(40).astype(np.float32))
+    f1 = ms.jit(f, jit_level="O1")
+    got = f1(x, w, bias).asnumpy()
+    np.testing.assert_array_equal(got, ms.jit(f, jit_level="O0")(x, w, bias).asnumpy())
+    (graph,) = ms.jit_report(f1).graphs
+    assert [n.prim.name for n in graph.nodes] == ["MatMul", "FusedElementwise"]
+    assert ms.jit_report(f1).kernel_count == 2
+    (group,) = groups(f1)
+    assert [n.prim.name for n in group.graph.nodes] == ["Add", "ReLU"]
+    assert kernelgen.kernel_source(group) in kernelgen._kernels      # a Numba kernel
+    # the kernel depends on which inputs broadcast, not on their sizes
+    wide = Tensor(rng.standard_normal((48, 72)).astype(np.float32))
+    f1(x, wide, Tensor(np.ones((1, 72), np.float32)))
+    assert len({kernelgen.kernel_source(g) for g in groups(f1)}) == 1
+
+
+def test_broadcast_inputs_without_numba_stay_unfused():
+    with _native.disabled():
+        f = ms.jit(lambda x, b: ops.tanh(x + b) * 2.0, jit_level="O1")
+        f(Tensor(np.ones((64, 100), np.float32)), Tensor(np.ones(100, np.float32)))
+    assert [n.prim.name for g in groups(f) for n in g.graph.nodes] == ["Tanh", "Mul"]
+
+
 def test_kernels_are_keyed_by_structure_and_dtype_not_shape():
     f = ms.jit(lambda x: ops.tanh(x) * 3.0 - x, jit_level="O1")
     for shape in [(40, 50), (7, 300), (2, 3, 700), (5000,)]:
@@ -231,6 +279,18 @@ def test_a_numba_failure_warns_once_and_takes_the_tiled_path(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ms.jit(lambda x: ops.exp(x) - 1.0, jit_level="O1")(x)     # no second warning
+
+
+def test_a_broadcast_group_whose_kernel_fails_runs_tiled_with_o0_bits(monkeypatch):
+    monkeypatch.setattr(kernelgen, "load", lambda source: None)     # compilation failed
+    def f(x, b):
+        return ops.tanh(x + b) * 2.0
+    rng = np.random.default_rng(6)
+    x = Tensor(rng.standard_normal((64, 100)).astype(np.float32))
+    b = Tensor(rng.standard_normal((1, 100)).astype(np.float32))
+    f1 = ms.jit(f, jit_level="O1")
+    np.testing.assert_array_equal(f1(x, b).asnumpy(), ms.jit(f, jit_level="O0")(x, b).asnumpy())
+    assert groups(f1)
 
 
 def test_unsupported_dtypes_take_the_tiled_path():
