@@ -160,7 +160,7 @@ def _segments(nodes, pairs):
     for n in nodes:
         if n in second:
             continue
-        w = _HEAVY.get(n.prim.name, 0.0) + (1.0 if n.prim.name in _APPROX else 0.0)
+        w = _HEAVY.get(n.prim.name, 0.0)
         here = max([depth.get(x, 0.0) for x in n.inputs if isinstance(x, Value)] + [0.0])
         if current and (here + w > _SEGMENT_DEPTH and w > 0 or len(current) >= _SEGMENT_OPS):
             segments.append(current)

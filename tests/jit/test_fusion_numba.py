@@ -68,6 +68,19 @@ def test_the_w2_chain_runs_one_shared_segment_loop_per_step():
     assert source.count("tanh_sigmoid_f32(") == 1 and "tanh_f32(" not in source
 
 
+def test_segments_cut_only_between_dependent_transcendental_functions():
+    x = Tensor(np.linspace(-2, 2, 4096, dtype=np.float32))
+
+    def segments(fn):
+        f = ms.jit(fn, jit_level="O1")
+        close(f(x).asnumpy(), ms.jit(fn, jit_level="O0")(x).asnumpy())
+        (group,) = groups(f)
+        return [line for line in kernelgen.kernel_source(group).splitlines()
+                if line.startswith("        segment")]
+    assert len(segments(lambda v: ops.tanh(v * 2.0) + ops.exp(v))) == 1   # side by side
+    assert len(segments(lambda v: ops.tanh(ops.exp(v) * 0.5) - v)) == 2   # one after another
+
+
 def test_values_crossing_segments_match_the_unfused_graph():
     def f(x, b):
         y = ops.tanh(x) * b
