@@ -16,6 +16,8 @@ dense stratified sample and ``tools/check_approx.py`` checks on all 2^32 inputs.
   round-to-integer trick), so no float-to-int conversion is needed.
 * ``tanh``: odd Taylor polynomial for ``|x| < 1/16``, else ``1 - 2 / (e^(2|x|) + 1)``.
 * ``sigmoid``: ``1 / (1 + e^-x)``.
+* ``tanh_sigmoid``: both of one value from one ``e^-|x|`` and one division (fused
+  groups computing both, such as W2's chain, call it once).
 * ``erf``: its Taylor series for ``|x| < 1``, ``1 - e^(-x^2) Q(x)`` above, ``Q`` a
   Chebyshev fit of ``erfc(x) e^(x^2)`` on [1, 4] (``tools/check_approx.py --fit``).
 
@@ -151,3 +153,28 @@ def maximum(a, b):
 def minimum(a, b):
     """np.minimum for scalars: NaN wins."""
     return a if (a <= b or a != a) else b
+
+
+@njit(**_OPTS)
+def tanh_sigmoid_f32(x):
+    """float32 ``(tanh(x), sigmoid(x))`` from one exponential and one division, each
+    within 1 ulp of the correctly rounded result (a fused group computing both of one
+    value, as W2's ``tanh(x)*0.9 + sigmoid(x)*0.1`` does, calls this once).
+
+    With ``u = e^-|x|``: ``sigmoid(|x|) = 1 / (1 + u)``, ``sigmoid(-|x|) = u / (1 + u)``
+    and ``tanh(|x|) = (1 - u^2) / (1 + u^2)``; both quotients come from the one
+    reciprocal ``d = 1 / ((1 + u)(1 + u^2))``. Below ``|x| = 1/16`` tanh takes the odd
+    polynomial (``1 - u^2`` would cancel)."""
+    y = np.float64(x)
+    a = abs(y)
+    a = 120.0 if a > 120.0 else a                        # sigmoid(-120) is 0 in float32
+    u = exp64(-a)                                        # NaN passes the clamp
+    u2 = u * u
+    d = 1.0 / ((1.0 + u) * (1.0 + u2))
+    big = math.copysign((1.0 - u2) * (1.0 + u) * d, y)
+    y2 = y * y
+    small = y * (1.0 + y2 * (-1.0 / 3 + y2 * (2.0 / 15 + y2 * (-17.0 / 315 + y2 * (
+        62.0 / 2835)))))
+    s = (1.0 + u2) * d                                   # sigmoid(|x|)
+    return (np.float32(small if a < 0.0625 else big),
+            np.float32(s if y >= 0.0 else u * s))

@@ -73,6 +73,18 @@ class Group:
             " ".join(n.prim.name for n in self.graph.nodes) + ">"
 
 
+def trailing(small, shape):
+    """Whether ``small`` broadcasts to ``shape`` as its trailing axes (a bias of ``(N,)``
+    or ``(1, N)`` against ``(M, N)``): flat, it repeats every ``size(small)`` elements,
+    so a Numba kernel reads it with tiles that stop at those boundaries (NOTE: [Numba
+    fusion kernels]). Leading ones are dropped; an empty or 0-d shape is not one."""
+    small = tuple(small)
+    while small and small[0] == 1:
+        small = small[1:]
+    return 0 < len(small) < len(shape) + 1 and tuple(shape[len(shape) - len(small):]) == small \
+        and small != tuple(shape)
+
+
 def _eligible(node, numba=False):
     """The output shape of a fusible node, else None. With ``numba`` (Numba kernels are
     on) nodes that have a scalar Numba form fuse from ``NUMBA_MIN_ELEMENTS``."""
@@ -87,7 +99,8 @@ def _eligible(node, numba=False):
     items = []
     for x in node.inputs:
         if isinstance(x, Value):
-            if x.aval.shape not in (shape, ()):
+            if x.aval.shape not in (shape, ()) and not (
+                    numba and trailing(x.aval.shape, shape) and kernelgen.supports(node)):
                 return None
             items.append(x.aval)
         elif isinstance(x, (bool, int, float)):
@@ -256,8 +269,13 @@ def _tiled(group, specialize):
     out_avals = [(v.aval.shape, v.aval.dtype) for v in g.outputs]
     threads = _threads()
 
+    full = tuple(group.shape)
+
     def run(*arrays):
-        flat = [a.reshape(-1) if a.ndim else a for a in arrays]
+        # a trailing-broadcast input (only Numba groups admit them, so only after a
+        # failed compilation) is expanded here: correct, not fast
+        flat = [(a if a.shape == full else np.broadcast_to(a, full)).reshape(-1)
+                if a.ndim else a for a in arrays]
         outs = [np.empty(shape, dt) for shape, dt in out_avals]
         flat_outs = [o.reshape(-1) for o in outs]
         if threads > 1 and n_total >= 8 * TILE:

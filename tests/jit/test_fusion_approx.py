@@ -102,3 +102,42 @@ def test_exp_overflows_and_underflows_at_the_float32_edges():
     got = evaluate("exp", x)
     np.testing.assert_array_equal(got, reference("exp", x))
     assert np.isinf(got[1]) and got[-1] == 0 and got[-3] > 0
+
+
+def evaluate_pair(x):
+    """``approx.tanh_sigmoid_f32`` over ``x``: its two results as arrays."""
+    from numba import njit
+    from spore._jit.approx import tanh_sigmoid_f32
+
+    @njit(nogil=True, boundscheck=False)
+    def loop(x, t, s):
+        for i in range(x.size):
+            t[i], s[i] = tanh_sigmoid_f32(x[i])
+    t, s = np.empty_like(x), np.empty_like(x)
+    loop(x, t, s)
+    return t, s
+
+
+def test_the_shared_tanh_sigmoid_is_within_two_ulp_of_both():
+    x = stratified_sample(per_exponent=2048)
+    for name, got in zip(("tanh", "sigmoid"), evaluate_pair(x)):
+        want = reference(name, x)
+        assert got.dtype == np.float32
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        dist = ulp_distance(got[~nan], want[~nan])
+        assert dist.max() <= BOUND_ULP, (name, x[~nan][dist.argmax()])
+        assert (dist == 0).mean() > 0.999
+
+
+def test_the_shared_tanh_sigmoid_special_values():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, -103.97208, -120.5,
+                  0.0625, -0.0625], np.float32)
+    t, s = evaluate_pair(x)
+    np.testing.assert_array_equal(t[:7], np.array([0, -0.0, 1, -1, np.nan, 1e-45, -1e-45],
+                                                  np.float32))
+    assert np.signbit(t[1]) and not np.signbit(t[0])
+    np.testing.assert_array_equal(s[:7], np.array([0.5, 0.5, 1, 0, np.nan, 0.5, 0.5],
+                                                  np.float32))
+    np.testing.assert_array_equal(s[7:], reference("sigmoid", x[7:]))   # denormal, 0
+    np.testing.assert_array_equal(t[9:], reference("tanh", x[9:]))      # the cut-over
