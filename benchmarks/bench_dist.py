@@ -124,7 +124,7 @@ def overhead_worker(args):
     from mpi4py import MPI
     import spore as ms
     from spore import ops
-    from spore.communication import init
+    from spore.communication import init, comm_func
     from spore.communication.management import group_comm
     init()
     comm, group = MPI.COMM_WORLD, group_comm("hccl_world_group")
@@ -132,7 +132,9 @@ def overhead_worker(args):
     out, t, reduce_op = np.empty_like(x), ms.Tensor(x), ops.AllReduce()
     calls = {"mpi4py Comm.Allreduce": lambda: comm.Allreduce(x, out, op=MPI.SUM),
              "Spore communicator (NumPy in, new array out)": lambda: group.allreduce(x, "sum"),
-             "Spore ops.AllReduce (Tensor in, Tensor out)": lambda: reduce_op(t)}
+             "Spore ops.AllReduce (Tensor in, Tensor out)": lambda: reduce_op(t),
+             "Spore comm_func.all_reduce (Tensor in, Tensor out)":
+                 lambda: comm_func.all_reduce(t)}
     best = {name: float("inf") for name in calls}
     for _ in range(args.rounds):
         for name, fn in calls.items():

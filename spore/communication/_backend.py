@@ -73,6 +73,7 @@ class Comm:
         self.size = mpi_comm.Get_size()
         self.local_rank = local_rank
         self.local_size = local_size
+        self.reducers = _reducers(mpi_comm.Allreduce)
 
     # -- collectives on NumPy arrays ------------------------------------------
     def allreduce(self, x, op, out=None):
@@ -164,6 +165,7 @@ class SoloComm(Comm):
         self.mpi = None
         self.world_ranks = tuple(world_ranks)
         self.rank, self.size, self.local_rank, self.local_size = 0, 1, 0, 1
+        self.reducers = dict.fromkeys(REDUCE_OPS, (_copy_into, None))
 
     def allreduce(self, x, op, out=None):
         if out is None:
@@ -230,6 +232,26 @@ def abort(code=1):
 
 
 _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
+
+# the dtypes MPI reduces as they are (float16 / bfloat16 go through float32)
+NATIVE_DTYPES = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+
+
+def _reducers(allreduce):
+    """``{op: (fn, arg)}``: ``fn(x, out, arg)`` all-reduces a contiguous array of a native
+    dtype into a same-layout ``out`` (mpi4py's Allreduce and MPI's op): the lean path of
+    a small eager all-reduce (NOTE: [Eager all-reduce] in ``spore/_prims/comm.py``). A
+    non-contiguous ``x`` makes it raise BufferError before anything is sent."""
+    return {op: (allreduce, mpi_op) for op, mpi_op in _MPI_OPS.items()}
+
+
+def _copy_into(x, out, _op):
+    """The all-reduce of a one-rank group, as a reducer (see ``_reducers``)."""
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        raise BufferError("not contiguous")     # as mpi4py: the caller takes the slow path
+    np.copyto(out, x)
 
 # results below this are allocated fresh (cheaper than the pool's bookkeeping, and
 # below glibc's mmap threshold, so without page faults)

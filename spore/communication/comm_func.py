@@ -38,9 +38,18 @@ def _handle(async_op):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP, async_op=False):
     """``(reduced tensor, handle)``: ``op`` over every rank's ``tensor``."""
-    out = C.all_reduce_p(_tensor("all_reduce", tensor), op=check_op("all_reduce", op),
-                         group=check_group("all_reduce", group))
-    return out, _handle(async_op)
+    try:
+        lean = _lean_all_reduce[op, group]
+    except (KeyError, TypeError):       # arguments not seen before: checked here, once
+        lean = _lean_all_reduce[op, group] = C.lean_all_reduce(
+            check_op("all_reduce", op), check_group("all_reduce", group))
+    out = lean(tensor)                  # NOTE: [Eager all-reduce] in spore/_prims/comm.py
+    if out is None:
+        out = C.all_reduce_p(_tensor("all_reduce", tensor), op=op, group=group)
+    return out, (CommHandle() if async_op else None)
+
+
+_lean_all_reduce = {}       # (op, group) -> C.lean_all_reduce(op, group), both checked
 
 
 def all_gather_into_tensor(tensor, group=GlobalComm.WORLD_COMM_GROUP, async_op=False):

@@ -49,11 +49,13 @@ class AllReduce(Primitive):
         super().__init__("AllReduce")
         self.op = check_op("AllReduce", op)
         self.group = check_group("AllReduce", group)
+        self._lean = C.lean_all_reduce(self.op, self.group)
 
     def __call__(self, x):
-        if type(x) is not Tensor:               # (inline: this call is latency-bound)
-            check_tensor("AllReduce", x)
-        return C.all_reduce_p(x, op=self.op, group=self.group)
+        out = self._lean(x)         # NOTE: [Eager all-reduce] in spore/_prims/comm.py
+        if out is None:
+            out = C.all_reduce_p(check_tensor("AllReduce", x), op=self.op, group=self.group)
+        return out
 
 
 class AllGather(Primitive):

@@ -111,3 +111,33 @@ def test_fused_all_reduce_gradient_with_an_unused_output():
         np.testing.assert_array_equal(gb.asnumpy(), [0, 0])
     finally:
         M.release()
+
+
+def test_eager_all_reduce_takes_the_lean_path(solo, monkeypatch):
+    """NOTE: [Eager all-reduce]: a contiguous Tensor of a native dtype skips the dispatch
+    point's generic path; a strided view, float16, a tape or a trace take it, with equal
+    values."""
+    from spore.communication import comm_func
+    generic, calls = C.all_reduce_p.eager, []
+    monkeypatch.setattr(C.all_reduce_p, "eager", lambda a, k: calls.append(1) or generic(a, k))
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = ms.Tensor(base)
+    for x in (t, t.T, ms.Tensor(np.float64(2.5)), ms.Tensor(np.arange(5, dtype=np.int8)),
+              ms.Parameter(t, name="p")):      # t.T: a Fortran-ordered view
+        for out in (ops.AllReduce()(x), comm_func.all_reduce(x)[0], ops.AllReduce("max")(x)):
+            np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
+            assert out.dtype == x.dtype and not np.shares_memory(out.asnumpy(), x._data)
+    assert calls == []
+    for x in (t[:, ::2], ms.Tensor(base.astype(np.float16))):
+        assert not x._data.flags.c_contiguous or x.dtype == ms.float16
+        np.testing.assert_array_equal(ops.AllReduce()(x).asnumpy(), x.asnumpy())
+    assert len(calls) == 2
+    g = ms.grad(lambda t: (ops.AllReduce()(t) * 3).sum())(ms.Tensor(base))
+    np.testing.assert_array_equal(g.asnumpy(), np.full((3, 4), 3, np.float32))
+    f = ms.jit(lambda t: comm_func.all_reduce(t)[0] * 2)
+    for k in (1, 2):
+        np.testing.assert_array_equal(f(ms.Tensor(base * k)).asnumpy(), base * k * 2)
+    with pytest.raises(TypeError, match="all_reduce"):
+        comm_func.all_reduce(base)
+    with pytest.raises(ValueError, match="all_reduce"):
+        comm_func.all_reduce(ms.Tensor(base), "mean")

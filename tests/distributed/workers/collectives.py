@@ -83,6 +83,40 @@ for dtype in MOVE_DTYPES:
 # a 0-d tensor stays 0-d
 same(ops.AllReduce()(ms.Tensor(np.float32(rank + 1))), np.float32(sum(range(1, size + 1))))
 
+# the lean eager all-reduce (NOTE: [Eager all-reduce]) on every layout and input kind:
+# strided views and float16 take the generic path, Fortran order keeps its element order,
+# a Parameter is an input like a Tensor; inside ms.jit the call is captured as before
+for n in (12, 5, 2 ** 15):          # 2 ** 15 float32: a pooled result
+    base = data(rank, (2, n), np.float32)
+    every = [data(r, (2, n), np.float32) for r in range(size)]
+    t = ms.Tensor(base)
+    for x, want in ((t[:, ::2], [e[:, ::2] for e in every]),        # views of t's data
+                    (t.T, [e.T for e in every]), (t.T[1:], [e.T[1:] for e in every])):
+        for op in ("sum", "max"):
+            same(ops.AllReduce(op)(x), expect(op, want))
+            same(comm_func.all_reduce(x, op)[0], expect(op, want))
+    p = ms.Parameter(ms.Tensor(base), name="p")
+    same(ops.AllReduce()(p), expect("sum", every))
+    same(p, base)
+same(ops.AllReduce()(ms.Tensor(data(rank, (3,), np.float16))),
+     expect("sum", [data(r, (3,), np.float16) for r in range(size)]))
+twice = ms.jit(lambda t: ops.AllReduce()(t) + comm_func.all_reduce(t, "max")[0])
+for k in range(3):                  # new values each call: nothing was baked in at capture
+    every = [data(r, (2, 3), np.float32) * (k + 1) for r in range(size)]
+    same(twice(ms.Tensor(every[rank])), expect("sum", every) + expect("max", every))
+for bad, exc in [(lambda: comm_func.all_reduce(ms.Tensor(np.ones(2)), "mean"), ValueError),
+                 (lambda: comm_func.all_reduce(np.ones(2)), TypeError),
+                 (lambda: ops.AllReduce()(np.ones(2)), TypeError),
+                 (lambda: comm_func.all_reduce(ms.Tensor(np.ones(2)), ["sum"]), TypeError),
+                 (lambda: comm_func.all_reduce(ms.Tensor(np.ones(2)), group=3), TypeError)]:
+    try:
+        bad()
+    except exc as e:
+        assert "all_reduce" in str(e) or "AllReduce" in str(e), e
+        checked += 1
+    else:
+        raise AssertionError("no error")
+
 # large results come from the pool (NOTE: [Buffer reuse]): a result anyone can reach is
 # never overwritten by the next call, a dropped one is reused; bf16/f16/int too
 from spore.communication import _backend  # noqa: E402
