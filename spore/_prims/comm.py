@@ -303,13 +303,21 @@ def _buckets(xs, bucket_bytes):
 
 
 def _reduce_bucket(comm, xs, bucket, op, scale, outs):
-    """Copy the bucket's arrays into one buffer, all-reduce it in place, scale, and hand
-    out views of it reshaped to each array (a bucket of one array is reduced straight
-    into a new buffer, without the copy). The buffers come from the pool (NOTE: [Buffer
-    reuse]): last step's bucket is free again once the optimizer has dropped its views."""
+    """Reduce the bucket's arrays as one buffer, scale, and hand out views of it reshaped
+    to each array. A sum within one node: copied into this rank's slot of the shared
+    window and summed from every rank's slot (NOTE: [Shared-memory buckets]); else copied
+    into one buffer and all-reduced in place (a bucket of one array is reduced straight
+    into a new buffer, without the copy). The result buffers come from the pool (NOTE:
+    [Buffer reuse]): last step's bucket is free again once the optimizer has dropped its
+    views."""
     arrays = [xs[i] for i in bucket]
-    if len(arrays) > 1:
-        flat = comm.result_buffer((sum(a.size for a in arrays),), arrays[0].dtype)
+    n = sum(a.size for a in arrays)
+    shared = comm.shared_sum(op, n, arrays[0].dtype)
+    if shared is not None:          # NOTE: [Shared-memory buckets] in communication/_backend
+        np.concatenate([a.reshape(-1) for a in arrays], out=shared.mine)
+        flat = shared.sum(comm.result_buffer((n,), arrays[0].dtype))
+    elif len(arrays) > 1:
+        flat = comm.result_buffer((n,), arrays[0].dtype)
         np.concatenate([a.reshape(-1) for a in arrays], out=flat)
         comm.allreduce(flat, op, out=flat)
     else:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -74,6 +75,7 @@ class Comm:
         self.local_rank = local_rank
         self.local_size = local_size
         self.reducers = _reducers(mpi_comm.Allreduce)
+        self._shared = None         # the SharedSum of the gradient buckets; False: none
 
     # -- collectives on NumPy arrays ------------------------------------------
     def allreduce(self, x, op, out=None):
@@ -151,10 +153,97 @@ class Comm:
         members.Free()
         return Comm(name, sub, world_ranks)
 
+    def shared_sum(self, op, n, dtype):
+        """A SharedSum ready for one bucket of ``n`` elements of ``dtype`` (its ``mine``
+        to fill, then ``sum(out)``), or None where MPI's Allreduce reduces it instead
+        (NOTE: [Shared-memory buckets]). Collective: every rank asks for the same buckets."""
+        if op != "sum" or dtype not in NATIVE_DTYPES or self.size == 1:
+            return None
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = SharedSum.create(self)
+        return shared.prepare(n, dtype) if shared else None
+
+    def free_shared(self):
+        """Free the buckets' shared window (collective, as the communicator's free)."""
+        if self._shared:
+            self._shared.free()
+        self._shared = None
+
     def free(self):
+        self.free_shared()
         if self.mpi is not None and self.mpi is not _MPI.COMM_WORLD:
             self.mpi.Free()
         self.mpi = None
+
+
+class SharedSum:
+    """The sum of one buffer per rank through memory every rank of a one-node group maps
+    (an MPI-3 shared window): NOTE: [Shared-memory buckets]."""
+
+    def __init__(self, node):
+        self.node = node
+        self.rank, self.size = node.Get_rank(), node.Get_size()
+        self.win, self.mem, self.capacity, self.exchanges = None, None, 0, 0
+        self.slots = self.mine = None
+
+    @classmethod
+    def create(cls, comm):
+        """A SharedSum for ``comm``, or False where it does not apply: disabled, more
+        than SHARED_MAX_RANKS ranks, or ranks on more than one node."""
+        if not SHARED_BUCKETS or comm.size > SHARED_MAX_RANKS:
+            return False
+        node = comm.mpi.Split_type(_MPI.COMM_TYPE_SHARED, key=comm.rank)
+        if node.Get_size() != comm.size:
+            node.Free()
+            return False
+        return cls(node)
+
+    def prepare(self, n, dtype):
+        """Point ``mine`` (this rank's slot) and ``slots`` (every rank's, in rank order) at
+        the next exchange's half of the window, grown first when it is too small."""
+        nbytes = n * dtype.itemsize
+        if nbytes > self.capacity:
+            self._grow(nbytes)
+        half = self.mem[self.exchanges & 1]
+        self.exchanges += 1
+        self.slots = [half[r, :nbytes].view(dtype) for r in range(self.size)]
+        self.mine = self.slots[self.rank]
+        return self
+
+    def sum(self, out):
+        """Every rank's ``mine`` summed in rank order into ``out`` (the same bits on every
+        rank), once all have filled theirs."""
+        win = self.win
+        win.Sync()                  # this rank's stores are visible ...
+        wait_patiently(self.node.Ibarrier())    # ... once every rank has filled its slot
+        win.Sync()
+        slots = self.slots
+        np.add(slots[0], slots[1], out=out)
+        for other in slots[2:]:
+            np.add(out, other, out=out)
+        self.slots = self.mine = None
+        return out
+
+    def _grow(self, nbytes):
+        """A window of two halves of one slot per rank of at least ``nbytes`` each."""
+        self.free()
+        cap = max(-(-nbytes // 64) * 64, 1 << 16)       # 64-byte aligned slots
+        total = 2 * self.size * cap
+        win = _MPI.Win.Allocate_shared(total if self.rank == 0 else 0, 1, comm=self.node)
+        buf, _ = win.Shared_query(0)
+        win.Lock_all(_MPI.MODE_NOCHECK)
+        self.win, self.capacity = win, cap
+        self.mem = np.ndarray((2, self.size, cap), np.uint8, buffer=buf)
+
+    def free(self):
+        """Collective: no rank may still read the window when it goes."""
+        if self.win is not None:
+            self.node.Barrier()
+            self.mem = self.slots = self.mine = None
+            self.win.Unlock_all()
+            self.win.Free()
+            self.win, self.capacity = None, 0
 
 
 class SoloComm(Comm):
@@ -166,6 +255,7 @@ class SoloComm(Comm):
         self.world_ranks = tuple(world_ranks)
         self.rank, self.size, self.local_rank, self.local_size = 0, 1, 0, 1
         self.reducers = dict.fromkeys(REDUCE_OPS, (_copy_into, None))
+        self._shared = False
 
     def allreduce(self, x, op, out=None):
         if out is None:
@@ -232,6 +322,43 @@ def abort(code=1):
 
 
 _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
+
+# NOTE: [Shared-memory buckets]
+# MPI's all-reduce of a 245 KB gradient bucket between two ranks on one node moves the
+# data through shared-memory cells in several hand-offs, each needing both ranks on a
+# core at once; on busy cores every hand-off can wait a scheduler slice. Where every
+# rank of the group is on one node, the buckets (sums of native dtypes) go instead
+# through an MPI-3 shared window (``Win.Allocate_shared``): each rank copies its bucket
+# into its own slot, one barrier, then each rank adds the slots in rank order into its
+# result, so the ranks meet once per bucket and all get the same bits. The barrier is
+# waited for without spinning (``wait_patiently``), so a rank that arrives first
+# leaves its core to the others. The window has
+# two halves used in turn: a rank writes exchange k + 2's half only after the barrier of
+# exchange k + 1, which every rank passes only after it has read exchange k. Each rank
+# reads every slot, so this stays below SHARED_MAX_RANKS ranks; other groups, reductions
+# and dtypes use MPI's Allreduce. ``SPORE_SHARED_BUCKETS=0`` turns it off.
+SHARED_BUCKETS = os.environ.get("SPORE_SHARED_BUCKETS", "1") != "0"
+SHARED_MAX_RANKS = 8
+
+# a rank waiting for the others polls this long, then sleeps between polls
+SPIN_SECONDS = 5e-5
+POLL_SLEEP_SECONDS = 5e-5
+
+
+def wait_patiently(request):
+    """Wait for an MPI request without holding a core: MPI's blocking waits spin, and a
+    rank that spins while another rank of the job waits for a core (more processes
+    than cores) takes CPU time from it. Polls for SPIN_SECONDS (a quick arrival costs
+    nothing more), then sleeps POLL_SLEEP_SECONDS between polls (W4 on 2 ranks of
+    a busy 2-core machine: rank 0's CPU time per step stayed at the one-rank figure,
+    against +1-3 ms spinning; BENCHMARKS.md, data parallel)."""
+    test, clock = request.Test, time.perf_counter
+    if test():
+        return
+    give_up = clock() + SPIN_SECONDS
+    while not test():
+        if clock() > give_up:
+            time.sleep(POLL_SLEEP_SECONDS)
 
 # the dtypes MPI reduces as they are (float16 / bfloat16 go through float32)
 NATIVE_DTYPES = frozenset(np.dtype(t) for t in (

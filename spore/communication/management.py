@@ -57,12 +57,15 @@ def init(backend_name=None):
 
 
 def release():
-    """Leave the job: free the groups made by ``create_group`` and the pooled result
-    buffers (MPI itself ends at exit)."""
+    """Leave the job: free the groups made by ``create_group``, the gradient buckets'
+    shared window and the pooled result buffers (MPI itself ends at exit). Collective,
+    like MindSpore's: every rank calls it."""
     global _world
     for name, comm in list(_groups.items()):
         if comm is not _world:
             comm.free()
+    if _world is not None:
+        _world.free_shared()
     _groups.clear()
     _backend.POOL.clear()
     _world = None

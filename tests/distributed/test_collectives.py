@@ -141,3 +141,14 @@ def test_eager_all_reduce_takes_the_lean_path(solo, monkeypatch):
         comm_func.all_reduce(base)
     with pytest.raises(ValueError, match="all_reduce"):
         comm_func.all_reduce(ms.Tensor(base), "mean")
+
+
+@pytest.mark.parametrize("n, shared", [(2, "1"), (3, "1"), (2, "0")])
+def test_gradient_buckets_through_the_shared_window(n, shared, monkeypatch):
+    """NOTE: [Shared-memory buckets]: the bucket sums on 2 and 3 ranks, and with the
+    window turned off (MPI's Allreduce), checked on every rank."""
+    monkeypatch.setenv("SPORE_SHARED_BUCKETS", shared)
+    r = launch.run("shared_buckets.py", n=n, timeout=240)
+    lines = re.findall(r"checked (\d+) shared=(True|False)", r.stdout)
+    assert len(lines) == n and all(int(c) > 30 for c, _ in lines), r.stdout
+    assert {s for _, s in lines} == {"True" if shared == "1" else "False"}, r.stdout
