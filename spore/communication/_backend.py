@@ -341,7 +341,7 @@ SHARED_BUCKETS = os.environ.get("SPORE_SHARED_BUCKETS", "1") != "0"
 SHARED_MAX_RANKS = 8
 
 # a rank waiting for the others polls this long, then sleeps between polls
-SPIN_SECONDS = 5e-5
+SPIN_SECONDS = 5e-4
 POLL_SLEEP_SECONDS = 5e-5
 
 

@@ -47,6 +47,15 @@ def test_spore_run_under_mpirun():
     assert "rank 0 of 2 sum 3" in r.stdout and "rank 1 of 2 sum 3" in r.stdout
 
 
+def test_mpirun_runs_a_script_on_two_ranks():
+    """``mpirun -n 2 python train.py`` (MPICH's other name for its launcher)."""
+    mpirun = os.path.join(os.path.dirname(L.find_mpiexec()), "mpirun")
+    if not os.path.exists(mpirun):
+        pytest.skip("no mpirun next to mpiexec")
+    r = launch.run("hello_spore.py", launcher=[mpirun, "-n", "2"])
+    assert "rank 0 of 2 sum 3" in r.stdout and "rank 1 of 2 sum 3" in r.stdout
+
+
 def test_msrun_rejects_multi_host_and_bad_counts():
     with pytest.raises(SystemExit, match="hosts file"):
         L.main(["--worker_num=4", "--local_worker_num=2", "x.py"])
@@ -54,15 +63,15 @@ def test_msrun_rejects_multi_host_and_bad_counts():
         L.main(["--worker_num=0", "x.py"])
 
 
-@pytest.mark.parametrize("mode", ["collective", "before_init"])
+@pytest.mark.parametrize("mode", ["collective", "bucket", "before_init"])
 def test_a_raising_rank_ends_the_job_with_its_message(mode):
     start = time.monotonic()
     r = launch.run("fault.py", mode, timeout=60, check=False)
     took = time.monotonic() - start
     assert r.returncode != 0
     assert took < 30, took
-    want = "rank one failed on purpose" if mode == "collective" else \
-        "rank one failed before init"
+    want = "rank one failed before init" if mode == "before_init" else \
+        "rank one failed on purpose"
     assert want in r.stderr
     assert "aborting the job" in r.stderr
 
