@@ -11,8 +11,9 @@ thread per rank and prints one JSON line per measurement, then a summary:
 * ``allreduce``: float32 arrays of 1 KB to 64 MB between the ranks. Three ways of
   reducing the same arrays: mpi4py's own ``Comm.Allreduce`` into a preallocated
   output (the reference), ``ops.AllReduce`` (Spore's primitive: a new output tensor
-  each call) and the gradient reducer's in-place bucket (``DistributedGradReducer``
-  on one gradient: copy into the bucket, reduce in place, scale). Bus bandwidth is
+  each call) and the gradient reducer's bucket (``DistributedGradReducer`` on one
+  gradient: copy into the bucket, the sum through the shared window, or MPI's
+  Allreduce in place with ``SPORE_SHARED_BUCKETS=0``, then the mean). Bus bandwidth is
   ``2 (n - 1) / n * bytes / time`` (the NCCL-tests convention); the median over
   interleaved rounds is reported.
 * ``w4``: the W4 workload (LeNet-5 train step, batch 32 per rank, momentum SGD)
@@ -22,10 +23,12 @@ thread per rank and prints one JSON line per measurement, then a summary:
   rank 0 runs the one-rank round), so both see the same machine; the summary gives
   the median and the spread of the per-round ratios, and rank 0's CPU time per step
   (what data parallelism adds to each rank's work, whatever share of the cores it
-  got).
+  got). Alternate jobs with ``SPORE_SHARED_BUCKETS=0`` and without to compare MPI's
+  all-reduce of the buckets with the shared window.
 
 * ``overhead``: CPU time per 1 KB all-reduce on one rank (MPI's all-reduce is then
-  a copy): mpi4py's call, Spore's communicator, ``ops.AllReduce``; the fixed cost
+  a copy): mpi4py's call, Spore's communicator, ``ops.AllReduce``,
+  ``comm_func.all_reduce``; the fixed cost
   Spore's layers add, whatever share of the cores the process gets.
 
 The machine this ran on is shared; compare ratios taken in the same run.
