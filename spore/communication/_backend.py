@@ -157,7 +157,8 @@ class Comm:
         """A SharedSum ready for one bucket of ``n`` elements of ``dtype`` (its ``mine``
         to fill, then ``sum(out)``), or None where MPI's Allreduce reduces it instead
         (NOTE: [Shared-memory buckets]). Collective: every rank asks for the same buckets."""
-        if op != "sum" or dtype not in NATIVE_DTYPES or self.size == 1:
+        if op != "sum" or dtype not in NATIVE_DTYPES or self.size == 1 \
+                or n * dtype.itemsize > SHARED_MAX_BYTES:
             return None
         shared = self._shared
         if shared is None:
@@ -335,10 +336,15 @@ _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
 # leaves its core to the others. The window has
 # two halves used in turn: a rank writes exchange k + 2's half only after the barrier of
 # exchange k + 1, which every rank passes only after it has read exchange k. Each rank
-# reads every slot, so this stays below SHARED_MAX_RANKS ranks; other groups, reductions
-# and dtypes use MPI's Allreduce. ``SPORE_SHARED_BUCKETS=0`` turns it off.
+# reads every slot, so this stays below SHARED_MAX_RANKS ranks; and the window lives in
+# the node's shared-memory file system (a container's /dev/shm may hold only 64 MB, and
+# a window larger than what is free fails on first touch, not with an error), so
+# buckets above SHARED_MAX_BYTES do not use it: the window stays under
+# 2 * ranks * SHARED_MAX_BYTES (16 MB on 2 ranks). Other groups, reductions, dtypes and
+# larger buckets use MPI's Allreduce. ``SPORE_SHARED_BUCKETS=0`` turns it off.
 SHARED_BUCKETS = os.environ.get("SPORE_SHARED_BUCKETS", "1") != "0"
 SHARED_MAX_RANKS = 8
+SHARED_MAX_BYTES = 4 << 20
 
 # a rank waiting for the others polls this long, then sleeps between polls
 SPIN_SECONDS = 5e-4

@@ -9,7 +9,7 @@ import numpy as np
 
 import spore as ms
 from spore._prims import comm as C
-from spore.communication import init, get_rank, get_group_size, release
+from spore.communication import _backend, init, get_rank, get_group_size, release
 from spore.communication.management import group_comm
 
 init()
@@ -39,7 +39,9 @@ def check_step(k, shapes, dtype, bucket_bytes, mean=False):
         if mean:
             want = want * dtype(1 / size)
         assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
-        if shared_on or np.dtype(dtype).kind != "f":
+        windowed = shared_on and sum(int(np.prod(t)) for t in shapes) * \
+            np.dtype(dtype).itemsize <= _backend.SHARED_MAX_BYTES
+        if windowed or np.dtype(dtype).kind != "f":
             np.testing.assert_array_equal(got, want)
         else:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
@@ -53,7 +55,8 @@ cases = [([(5,), (3, 4), ()], np.float32, 1 << 30),        # one bucket of three
          ([(300, 200), (7,)], np.float64, 1 << 30),         # grows the window
          ([(10,)] * 5, np.int32, 80),                       # five buckets in one step
          ([(100000,), (3,)], np.float32, 1 << 16),          # a large array's own bucket
-         ([(2,)], np.int64, 1 << 30)]
+         ([(2,)], np.int64, 1 << 30),
+         ([(1 << 20,), (5,)], np.float64, 1 << 30)]             # 8 MB: MPI's Allreduce
 for k, (shapes, dtype, bucket_bytes) in enumerate(cases * 2):
     check_step(k, shapes, dtype, bucket_bytes)
 kept = check_step(20, [(64, 64)], np.float32, 1 << 30)     # held across later steps
@@ -63,6 +66,7 @@ kept_want = sum(data(r, (64, 64), np.float32, 20) for r in range(size))
 np.testing.assert_allclose(kept[0].asnumpy(), kept_want, rtol=1e-6)
 world = group_comm("hccl_world_group")
 assert bool(world._shared) == shared_on, world._shared
+assert not shared_on or world._shared.capacity <= _backend.SHARED_MAX_BYTES
 release()
 assert world._shared is None
 init()
