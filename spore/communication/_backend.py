@@ -332,11 +332,11 @@ _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
 # through an MPI-3 shared window (``Win.Allocate_shared``): each rank copies its bucket
 # into its own slot, one barrier, then each rank adds the slots in rank order into its
 # result, so the ranks meet once per bucket and all get the same bits. The barrier is
-# waited for without spinning (``wait_patiently``), so a rank that arrives first
-# leaves its core to the others. The window has
-# two halves used in turn: a rank writes exchange k + 2's half only after the barrier of
-# exchange k + 1, which every rank passes only after it has read exchange k. Each rank
-# reads every slot, so this stays below SHARED_MAX_RANKS ranks; and the window lives in
+# waited for without spinning (``wait_patiently``), so a rank that arrives first leaves
+# its core to the others. The window has two halves used in turn: a rank writes
+# exchange k + 2's half only after the barrier of exchange k + 1, which every rank
+# passes only after it has read exchange k. Each rank reads every slot, so this stays
+# at SHARED_MAX_RANKS ranks or fewer; and the window lives in
 # the node's shared-memory file system (a container's /dev/shm may hold only 64 MB, and
 # a window larger than what is free fails on first touch, not with an error), so
 # buckets above SHARED_MAX_BYTES do not use it: the window stays under
@@ -356,8 +356,8 @@ def wait_patiently(request):
     rank that spins while another rank of the job waits for a core (more processes
     than cores) takes CPU time from it. Polls for SPIN_SECONDS (a quick arrival costs
     nothing more), then sleeps POLL_SLEEP_SECONDS between polls (W4 on 2 ranks of
-    a busy 2-core machine: rank 0's CPU time per step stayed at the one-rank figure,
-    against +1-3 ms spinning; BENCHMARKS.md, data parallel)."""
+    a busy 2-core machine: rank 0's CPU time per step stayed near the one-rank
+    figure, against +1.7-3.8 ms spinning in MPI; BENCHMARKS.md, data parallel)."""
     test, clock = request.Test, time.perf_counter
     if test():
         return
@@ -365,6 +365,7 @@ def wait_patiently(request):
     while not test():
         if clock() > give_up:
             time.sleep(POLL_SLEEP_SECONDS)
+
 
 # the dtypes MPI reduces as they are (float16 / bfloat16 go through float32)
 NATIVE_DTYPES = frozenset(np.dtype(t) for t in (
@@ -385,6 +386,7 @@ def _copy_into(x, out, _op):
     if not (x.flags.c_contiguous or x.flags.f_contiguous):
         raise BufferError("not contiguous")     # as mpi4py: the caller takes the slow path
     np.copyto(out, x)
+
 
 # results below this are allocated fresh (cheaper than the pool's bookkeeping, and
 # below glibc's mmap threshold, so without page faults)
