@@ -170,24 +170,41 @@ def _cache_indexed():
     compiles here, slower but correct."""
     if not _LOOPS:
         return True
-    source = _LOOPS[0]._fn.__code__.co_filename
-    stem = os.path.splitext(os.path.basename(source))[0]
     root = os.environ.get("NUMBA_CACHE_DIR")
-    if root:
-        names = {os.path.basename(p) for p in glob.glob(
-            os.path.join(glob.escape(root), "**", stem + ".*.nbi"), recursive=True)}
-    else:
-        names = {os.path.basename(p) for p in glob.glob(os.path.join(
-            glob.escape(os.path.dirname(source)), "__pycache__", stem + ".*.nbi"))}
-    return all(any(n.startswith(f"{stem}.{loop.__name__}-") for n in names) for loop in _LOOPS)
+    names = set()
+    for source in {loop._fn.__code__.co_filename for loop in _LOOPS}:
+        stem = os.path.splitext(os.path.basename(source))[0]
+        if root:
+            found = glob.glob(os.path.join(glob.escape(root), "**", stem + ".*.nbi"),
+                              recursive=True)
+        else:
+            found = glob.glob(os.path.join(glob.escape(os.path.dirname(source)),
+                                           "__pycache__", stem + ".*.nbi"))
+        names.update(os.path.basename(p) for p in found)
+    return all(any(n.startswith(f"{_stem(loop)}.{loop.__name__}-") for n in names)
+               for loop in _LOOPS)
+
+
+def _stem(loop):
+    return os.path.splitext(os.path.basename(loop._fn.__code__.co_filename))[0]
 
 
 def compile_here(dtype):
     """Compile every declared loop for ``dtype`` in this process (the child's entry)."""
     import numpy as np
     from ._prims.nn import _loops  # noqa: F401  (defines the loops)
+    from ._prims import vecmath  # noqa: F401
     for loop in _LOOPS:
         loop.compile_for(np.dtype(dtype))
+
+
+def approximations():
+    """The vectorisable float32 approximations of exp, tanh, sigmoid and erf
+    (spore/_jit/approx.py: Numba functions and constants, no graph machinery), for the
+    loops of spore/_prims/vecmath.py as for the O1 fusion kernels. Importing it imports
+    Numba, so only a loop about to be compiled asks."""
+    from ._jit import approx
+    return approx
 
 
 def _disable_after(loop, exc, stacklevel):
@@ -204,10 +221,14 @@ class _Lazy:
     """A Numba function compiled at its first call, or ahead of it for its declared
     signature (``compile_for``)."""
 
-    def __init__(self, fn, fastmath=False, signature=None):
+    def __init__(self, fn, fastmath=False, signature=None, nogil=False, dtypes=None,
+                 setup=None):
         self._fn = fn
         self._fastmath = fastmath
         self._signature = signature
+        self._nogil = nogil
+        self._dtypes = dtypes       # the float dtypes it compiles for (None: every one)
+        self._setup = setup         # called once before compiling (binds Numba globals)
         self._dispatcher = None
         self._compiled = None
         self._lock = threading.Lock()
@@ -220,14 +241,19 @@ class _Lazy:
         with self._lock:
             if self._dispatcher is None:
                 import numba
+                if self._setup is not None:
+                    self._setup()
                 self._dispatcher = numba.njit(cache=True, boundscheck=False,
-                                              error_model="numpy",
+                                              error_model="numpy", nogil=self._nogil,
                                               fastmath=self._fastmath)(self._fn)
             return self._dispatcher
 
     def compile_for(self, dtype):
         """Compile (or load from Numba's disk cache) the declared signature for the
-        float ``dtype``; later calls with those argument types run it at once."""
+        float ``dtype``; later calls with those argument types run it at once. A loop
+        declared for some dtypes only (``dtypes``) skips the others."""
+        if self._dtypes is not None and dtype not in self._dtypes:
+            return
         sig = "(" + self._signature.format(f=str(dtype)) + ")"
         dispatcher = self._numba_dispatcher()
         dispatcher.compile(sig)
@@ -266,15 +292,20 @@ class _Lazy:
 FASTMATH_ALLOWED = frozenset({"contract", "reassoc"})
 
 
-def jit(fn=None, *, fastmath=frozenset(), signature=None):
+def jit(fn=None, *, fastmath=frozenset(), signature=None, nogil=False, dtypes=None,
+        setup=None):
     """``@jit`` or ``@jit(fastmath={"contract", ...}, signature="{f}[::1], int64")``: a
     loop compiled at its first call, or with every declared loop when ``ready(dtype)``
-    is first asked (``{f}`` in the signature stands for the float type)."""
+    is first asked (``{f}`` in the signature stands for the float type). ``nogil``:
+    the loop releases the GIL (the thread pool runs it in chunks); ``dtypes``: the
+    float dtypes ``ready`` compiles it for (default every one); ``setup()``: runs once
+    before the first compilation (binds globals that would import Numba)."""
     flags = frozenset(fastmath)
     if not flags <= FASTMATH_ALLOWED:
         raise ValueError(f"fastmath flags {sorted(flags - FASTMATH_ALLOWED)} would change "
                          f"IEEE semantics; allowed: {sorted(FASTMATH_ALLOWED)}")
     options = set(flags) or False               # Numba's spelling of "no fastmath"
+    extra = dict(nogil=nogil, dtypes=dtypes, setup=setup)
     if fn is None:
-        return lambda f: _Lazy(f, options, signature)
-    return _Lazy(fn, options, signature)
+        return lambda f: _Lazy(f, options, signature, **extra)
+    return _Lazy(fn, options, signature, **extra)

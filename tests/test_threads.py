@@ -13,6 +13,8 @@ from spore import Tensor, ops
 from spore._core import threads
 from spore._core import primitive as P
 from spore._prims import math as M
+from spore._prims import vecmath
+from spore import _native
 
 rng = np.random.default_rng(0)
 
@@ -38,6 +40,15 @@ def low_thresholds(monkeypatch):
     for prim in P.REGISTRY.values():
         if prim.par_min != P._NO_CHUNKS:
             monkeypatch.setattr(prim, "par_min", 1 << 16)
+        if prim.par_kernel is not None:
+            monkeypatch.setattr(prim.par_kernel, "numpy_min", 1 << 16)
+
+
+@pytest.fixture
+def numpy_kernels(monkeypatch):
+    """The NumPy kernels even where Numba would vectorise float32 tanh, exp and sigmoid
+    (NOTE: [Vectorised unary kernels], tested in tests/test_vecmath.py)."""
+    monkeypatch.setattr(_native, "_enabled", False)
 
 
 @pytest.fixture
@@ -76,7 +87,8 @@ BINARY = [ops.add, ops.sub, ops.mul, ops.div, ops.maximum, ops.atan2, ops.greate
 
 
 @pytest.mark.parametrize("op", UNARY, ids=lambda f: f.__name__)
-def test_unary_chunks_give_the_bits_of_one_call(two_threads, low_thresholds, spy, op):
+def test_unary_chunks_give_the_bits_of_one_call(two_threads, low_thresholds, numpy_kernels,
+                                                spy, op):
     x = Tensor(_values((1024, 1100)))           # above every threshold, odd chunk tail
     got = op(x).asnumpy()
     assert spy, "the call ran in chunks"
@@ -143,13 +155,13 @@ def test_layouts_and_dtypes_give_the_bits_of_one_call(two_threads, monkeypatch, 
         _same_bits(g, w)
 
 
-def test_no_chunks_below_the_threshold(two_threads, spy):
-    x = Tensor(_values((M.tanh_p.par_min - 1,)))
+def test_no_chunks_below_the_threshold(two_threads, numpy_kernels, spy):
+    x = Tensor(_values((threads.MIN_COSTLY - 1,)))
     ops.tanh(x)
     ops.add(x, x)
     ops.mul(x, 2.0)
     assert not spy
-    big = Tensor(_values((M.tanh_p.par_min,)))
+    big = Tensor(_values((threads.MIN_COSTLY,)))
     ops.tanh(big)
     assert len(spy) == 1
     ops.add(big, big)                           # below the (higher) threshold of Add
@@ -158,8 +170,11 @@ def test_no_chunks_below_the_threshold(two_threads, spy):
 
 def test_arithmetic_waits_for_larger_arrays_than_transcendentals():
     assert M.add_p.par_min == M.mul_p.par_min == threads.MIN_CHEAP
-    assert M.tanh_p.par_min == M.exp_p.par_min == threads.MIN_COSTLY
-    assert M.sigmoid_p.par_min == M.erf_p.par_min == threads.MIN_COMPOSITE
+    assert M.log_p.par_min == M.sin_p.par_min == threads.MIN_COSTLY
+    assert M.erf_p.par_min == threads.MIN_COMPOSITE
+    vectorised = vecmath.MIN_FAST if _native.installed() else None
+    assert M.tanh_p.par_min == M.exp_p.par_min == (vectorised or threads.MIN_COSTLY)
+    assert M.sigmoid_p.par_min == (vectorised or threads.MIN_COMPOSITE)
     assert threads.MIN_COSTLY < threads.MIN_COMPOSITE < threads.MIN_CHEAP
     assert ms.ops.matmul is not None and P.REGISTRY["MatMul"].par_min == P._NO_CHUNKS
 
@@ -199,8 +214,8 @@ def test_one_thread_runs_everything_on_the_caller(monkeypatch, spy):
     seen = set()
     threads.for_each(lambda i: seen.add(threading.get_ident()), 8)
     assert seen == {threading.get_ident()}
-    x = _values((M.tanh_p.par_min * 2,))
-    _same_bits(ops.tanh(Tensor(x)).asnumpy(), np.tanh(x))
+    x = _values((M.log_p.par_min * 2,))
+    _same_bits(ops.log(Tensor(x)).asnumpy(), np.log(x))
 
 
 def test_a_dataset_worker_process_uses_one_thread(monkeypatch):
@@ -248,18 +263,20 @@ def test_errors_and_errstate_reach_the_caller(two_threads, monkeypatch):
         threads.for_each(boom, 16)
 
 
-def _child_tanh(queue):
-    x = np.linspace(-3, 3, threads.MIN_COSTLY * 2, dtype=np.float32)
-    queue.put(ops.tanh(Tensor(x)).asnumpy().tobytes() == np.tanh(x).tobytes())
+def _child_tanh(queue, want):
+    x = np.linspace(0.01, 3, threads.MIN_COSTLY * 2, dtype=np.float32)
+    queue.put(ops.log(Tensor(x)).asnumpy().tobytes() == np.log(x).tobytes()
+              and ops.tanh(Tensor(x)).asnumpy().tobytes() == want)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_gets_a_pool_of_its_own(two_threads):
-    ops.tanh(Tensor(np.ones(threads.MIN_COSTLY * 2, np.float32)))   # the parent's pool runs
+    x = np.linspace(0.01, 3, threads.MIN_COSTLY * 2, dtype=np.float32)
+    want = ops.tanh(Tensor(x)).asnumpy().tobytes()              # the parent's pool runs
     assert threads.pool() is not None
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    child = ctx.Process(target=_child_tanh, args=(queue,))
+    child = ctx.Process(target=_child_tanh, args=(queue, want))
     child.start()
     child.join(60)
     assert child.exitcode == 0

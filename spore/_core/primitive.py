@@ -271,7 +271,7 @@ class Primitive:
                  "grad_needed", "nondiff", "multiple_results", "policy", "_factory", "_kernels",
                  "_cpu", "eager", "doc", "inplace_of", "n_inputs", "_prepare", "writes",
                  "aliases", "returns_input", "specializer", "batch", "par_min",
-                 "par_composite", "__weakref__")
+                 "par_composite", "par_kernel", "__weakref__")
 
     def __init__(self, name, make, *, infer=None, kind="opaque", effect=None, policy=None,
                  multiple_results=False, nondiff=False, n_inputs=None, inplace_of=None,
@@ -320,6 +320,8 @@ class Primitive:
         # least ``par_min`` elements run chunked on the thread pool (``parallel``)
         self.par_min = _NO_CHUNKS
         self.par_composite = False
+        # a kernel of its own for those calls (spore/_prims/vecmath.py), or None
+        self.par_kernel = None
         self._factory = make
         self._kernels = {}
         self._cpu = make(np)
@@ -375,6 +377,8 @@ class Primitive:
 
     def parallel(self, arrays, attrs):
         """The CPU kernel on ``arrays`` in chunks (the same values as one call)."""
+        if self.par_kernel is not None:
+            return self.par_kernel(*arrays, **attrs)
         kernel = self._cpu if not attrs else _with_attrs(self._cpu, attrs)
         return _threads.elementwise(kernel, arrays, self.par_composite)
 

@@ -423,3 +423,13 @@ def zeros_like_value(t):
 def cast_bool_like(mask, g):
     from .array import cast_p
     return cast_p(mask, dtype=np_dtype(g))
+
+
+# ----------------------------------------------------------------- vectorised float32 kernels
+# NOTE: [Vectorised unary kernels] (spore/_prims/vecmath.py): with Numba, large float32
+# tanh, exp and sigmoid run one-pass vectorised loops, in both modes.
+from . import vecmath as _vecmath  # noqa: E402
+
+_vecmath.install(tanh_p, _vecmath.tanh_loop)
+_vecmath.install(exp_p, _vecmath.exp_loop)
+_vecmath.install(sigmoid_p, _vecmath.sigmoid_loop)

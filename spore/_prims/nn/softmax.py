@@ -14,6 +14,7 @@ from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .. import math as M
 from ..reduce import sum_p
+from ..vecmath import exp_into
 from ._common import check_float, compute_dtype
 from ._tiles import map_rows
 
@@ -101,7 +102,7 @@ def _softmax_rows(xp, x, out):
     if not _fast_rows(xp, x):
         _softmax_block(xp, x, out, axis=-1)
         return
-    xp.exp(x, out=out)
+    exp_into(xp, x, out)
     s = _row_sums(xp, out)
     low = s[:, 0] < TINY
     with np.errstate(divide="ignore", invalid="ignore"):    # low rows are redone below
@@ -114,7 +115,7 @@ def _log_softmax_rows(xp, x, out):
     if not _fast_rows(xp, x):
         _log_softmax_block(xp, x, out, axis=-1)
         return
-    xp.exp(x, out=out)
+    exp_into(xp, x, out)
     s = _row_sums(xp, out)
     low = s[:, 0] < TINY
     with np.errstate(divide="ignore"):                       # low rows are redone below
@@ -126,7 +127,7 @@ def _log_softmax_rows(xp, x, out):
 def _softmax_block(xp, x, out, axis):
     m = xp.max(x, axis=axis, keepdims=True)
     xp.subtract(x, m, out=out)
-    xp.exp(out, out=out)
+    exp_into(xp, out, out)
     s = xp.sum(out, axis=axis, keepdims=True)
     xp.divide(out, s, out=out)
 
@@ -157,14 +158,14 @@ def _softmax_grad_block(xp, y, g, out, axis):
 def _log_softmax_grad_rows(xp, y, g, out):
     """dx = g - exp(y) * sum(g)"""
     s = _row_sums(xp, g)
-    xp.exp(y, out=out)
+    exp_into(xp, y, out)
     out *= s
     xp.subtract(g, out, out=out)
 
 
 def _log_softmax_grad_block(xp, y, g, out, axis):
     s = xp.sum(g, axis=axis, keepdims=True)
-    xp.exp(y, out=out)
+    exp_into(xp, y, out)
     out *= s
     xp.subtract(g, out, out=out)
 

@@ -1,0 +1,165 @@
+"""Vectorised float32 ``tanh``, ``exp`` and ``sigmoid`` for eager calls and O0 graphs.
+
+NOTE: [Vectorised unary kernels]
+NumPy's float32 ``tanh`` (and ``exp``, and sigmoid's three passes) are SIMD loops only
+on AVX-512 CPUs; on AVX2 ones they call scalar libm, several times slower than
+PyTorch's vectorised kernels. Where the ``fast`` extra (Numba) is installed, a
+float32 array of at least MIN_FAST elements runs instead through a one-pass Numba
+loop over the vectorisable approximations of spore/_jit/approx.py (the ones the O1
+fusion kernels use), compiled ``nogil`` so that arrays of MIN_SPLIT elements or more
+run in chunks on Spore's thread pool (NOTE: [Threads]). Numerics: within 1 ulp of
+the correctly rounded value, stated **2 ulp** (NumPy's own float32 loops are not
+correctly rounded either); chunk boundaries depend on the size alone and every
+element is computed by the same scalar function, so chunked calls give the bits of
+one call.
+
+The same kernel serves both modes, so PyNative and O0 give the same bits for the
+same call: eager calls reach it through ``Primitive.par_kernel`` (``a.size >=
+par_min``), compiled graphs through the primitive's specializer, which picks it for
+float32 inputs of at least MIN_FAST elements. The kernel decides at run time: Numba
+on and its loops compiled for float32 (``_native.ready``, which compiles them in the
+background the first time: NOTE: [Background compilation]) -> the loop; otherwise the
+NumPy kernel, chunked as before from the primitive's old threshold. Without Numba
+nothing is installed: every primitive keeps its NumPy kernel and thresholds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _native
+from .._core import threads
+from .._native import jit
+
+# Measured on the 2-vCPU AVX2 EPYC (one process, interleaved, loaded machine; Numba
+# loop vs NumPy, float32 normal data): the loop wins from ~2K elements for tanh and
+# sigmoid (0.5x at 16K) and exp (0.85x at 16K, 0.5x at 256K); below 4K the call
+# overheads (readiness check, dispatcher) eat the gain. Chunked on two threads it
+# beats one thread from ~128K elements (0.6x at 256K).
+MIN_FAST = 1 << 12          # float32 elements from which the Numba loop runs
+MIN_SPLIT = 1 << 17         # elements from which it runs in chunks on the pool
+CHUNK = 1 << 15             # smallest chunk (at most 8 per call)
+
+_F32 = np.dtype(np.float32)
+
+# the approximations, bound by _bind() before the first compilation (importing them
+# imports Numba, which ``import spore`` must not)
+tanh_f32 = exp_f32 = sigmoid_f32 = None
+
+
+def _bind():
+    approx = _native.approximations()
+    globals().update(tanh_f32=approx.tanh_f32, exp_f32=approx.exp_f32,
+                     sigmoid_f32=approx.sigmoid_f32)
+
+
+_LOOP = dict(signature="float32[::1], float32[::1]", nogil=True, dtypes=(_F32,), setup=_bind)
+
+
+@jit(**_LOOP)
+def tanh_loop(x, out):
+    """out = tanh(x), elementwise over flat float32 arrays (``out`` may be ``x``)."""
+    for i in range(x.size):
+        out[i] = tanh_f32(x[i])
+
+
+@jit(**_LOOP)
+def exp_loop(x, out):
+    """out = exp(x)."""
+    for i in range(x.size):
+        out[i] = exp_f32(x[i])
+
+
+@jit(**_LOOP)
+def sigmoid_loop(x, out):
+    """out = 1 / (1 + exp(-x))."""
+    for i in range(x.size):
+        out[i] = sigmoid_f32(x[i])
+
+
+def usable():
+    """Whether the loops run now: Numba on and the float32 loops compiled (the first
+    call starts compiling them: NOTE: [Background compilation])."""
+    return _native.enabled() and _native.ready(_F32)
+
+
+def run(loop, x, out=None):
+    """``loop`` over the float32 array ``x`` into ``out`` (or a new array), in chunks on
+    the pool from MIN_SPLIT elements; chunk boundaries depend on the size alone."""
+    src = np.ascontiguousarray(x).reshape(-1)
+    direct = out is not None and out.flags.c_contiguous and out.dtype == _F32
+    res = out if direct else np.empty(x.shape, _F32)
+    dst = res.reshape(-1)
+    n = src.size
+    if n < MIN_SPLIT:
+        loop(src, dst)
+    else:
+        ranges = threads.chunks(n, CHUNK, 8)
+
+        def body(i):
+            lo, hi = ranges[i]
+            loop(src[lo:hi], dst[lo:hi])
+        threads.for_each(body, len(ranges))
+    if out is not None and not direct:
+        out[...] = res
+        return out
+    return res
+
+
+def exp_into(xp, x, out):
+    """``xp.exp(x, out=out)`` for a fused kernel's block (softmax's row tiles): the
+    vectorised loop on C-contiguous float32 NumPy blocks of MIN_FAST elements or more
+    while ``usable()``, on this thread (the tiles are what runs in parallel)."""
+    if xp is np and out.dtype == _F32 and x.dtype == _F32 and out.size >= MIN_FAST \
+            and out.flags.c_contiguous and x.flags.c_contiguous and usable():
+        exp_loop(x.reshape(-1), out.reshape(-1))
+        return out
+    return xp.exp(x, out=out)
+
+
+def kernel_for(loop, prim):
+    """The kernel ``f(x, out=None)`` of a unary primitive: ``loop`` on float32 arrays
+    while ``usable()``, else the primitive's NumPy kernel, chunked from its old
+    threshold (the bits of one call either way). Its callers choose it for arrays of
+    MIN_FAST or more elements; it does not look at the size again, so a fused group's
+    NumPy tile loop (spore/_jit/fusion.py) gets the same bits in its last, short tile."""
+    numpy_kernel, composite = prim._cpu, prim.par_composite
+    takes_out = isinstance(numpy_kernel, np.ufunc)
+
+    def kernel(x, out=None):
+        if x.dtype == _F32 and usable():
+            return run(loop, x, out)
+        if x.size >= kernel.numpy_min and out is None:
+            return threads.elementwise(numpy_kernel, (x,), composite)
+        if out is None:
+            return numpy_kernel(x)
+        if takes_out:
+            return numpy_kernel(x, out=out)
+        out[...] = numpy_kernel(x)
+        return out
+    kernel.__name__ = kernel.__qualname__ = f"{prim.name.lower()}_vectorised"
+    kernel.numpy_min = prim.par_min        # where the NumPy kernel runs in chunks
+    return kernel
+
+
+def install(prim, loop):
+    """Route large float32 calls of the unary primitive ``prim`` through ``loop`` in both
+    modes (NOTE: [Vectorised unary kernels]); nothing changes without Numba."""
+    if not _native.installed():
+        return prim
+    kernel = kernel_for(loop, prim)
+    prim.par_kernel = kernel
+    prim.par_min = min(prim.par_min, MIN_FAST)
+
+    def specialize(attrs, avals):
+        (x,) = avals
+        dtype = getattr(x, "dtype", None)
+        if attrs or dtype is None or np.dtype(dtype) != _F32:
+            return None
+        size = 1
+        for d in x.shape:
+            if not isinstance(d, int) or d < 0:
+                return kernel               # a dynamic shape: decided at run time
+            size *= d
+        return kernel if size >= MIN_FAST else None
+    prim.specializer = specialize
+    return prim
