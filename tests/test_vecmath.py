@@ -222,3 +222,28 @@ def test_a_fused_numpy_tile_loop_gives_the_bits_of_pynative():
     assert eager.tobytes() == o0.tobytes() == o1.tobytes()
     want = V.run(V.tanh_loop, np.arctan(x) * F32(3.0)) * F32(2.0)
     assert eager.tobytes() == want.tobytes()
+
+
+def test_softmax_rows_take_the_vectorised_exp(monkeypatch):
+    x = (np.random.default_rng(6).standard_normal((4, 8, 197, 197)) * 3).astype(F32)
+    calls = []
+    real = V.exp_loop
+
+    def recording(src, dst):
+        calls.append(src.size)
+        real(src, dst)
+    monkeypatch.setattr(V, "exp_loop", recording)
+    eager = ops.softmax(Tensor(x), -1).asnumpy()
+    assert sum(calls) == x.size
+    graph = ms.jit(lambda t: ops.softmax(t, -1), jit_level="O0")(Tensor(x)).asnumpy()
+    assert eager.tobytes() == graph.tobytes()
+    e = V.run(V.exp_loop, x)                          # the same exponentials
+    want = e * (1 / (e.reshape(-1, 197) @ np.ones(197, F32)).reshape(e.shape[:-1] + (1,)))
+    np.testing.assert_allclose(eager, want, rtol=2e-6)
+    x64 = x.astype(np.float64)
+    ref = np.exp(x64 - x64.max(-1, keepdims=True))
+    ref /= ref.sum(-1, keepdims=True)
+    np.testing.assert_allclose(eager, ref, rtol=1e-5, atol=1e-9)
+    with _native.disabled():
+        numpy_rows = ops.softmax(Tensor(x), -1).asnumpy()
+    np.testing.assert_allclose(eager, numpy_rows, rtol=1e-5, atol=1e-9)
