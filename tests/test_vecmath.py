@@ -247,3 +247,19 @@ def test_softmax_rows_take_the_vectorised_exp(monkeypatch):
     with _native.disabled():
         numpy_rows = ops.softmax(Tensor(x), -1).asnumpy()
     np.testing.assert_allclose(eager, numpy_rows, rtol=1e-5, atol=1e-9)
+
+
+def test_the_cached_loops_compute_approx_py_as_it_is_now():
+    # Numba's disk cache keys the loops on vecmath.py alone: after an edit of approx.py
+    # a stale cache would keep the old approximations (touch vecmath.py then)
+    import numba
+    approx = _native.approximations()
+    x = _special_and_stratified()
+    for name, f in (("tanh", approx.tanh_f32), ("exp", approx.exp_f32),
+                    ("sigmoid", approx.sigmoid_f32)):
+        def loop(src, dst):
+            for i in range(src.size):
+                dst[i] = f(src[i])
+        fresh = np.empty_like(x)
+        numba.njit(cache=False, error_model="numpy")(loop)(x, fresh)
+        assert V.run(CASES[name][0], x).tobytes() == fresh.tobytes(), name

@@ -21,6 +21,10 @@ on and its loops compiled for float32 (``_native.ready``, which compiles them in
 background the first time: NOTE: [Background compilation]) -> the loop; otherwise the
 NumPy kernel, chunked as before from the primitive's old threshold. Without Numba
 nothing is installed: every primitive keeps its NumPy kernel and thresholds.
+
+Numba's disk cache keys these loops on this file alone: after an edit of approx.py, a
+machine with the loops cached keeps the old approximations until this file changes
+(touch it; ``tests/test_vecmath.py`` compares the loops with approx.py as it is).
 """
 from __future__ import annotations
 
