@@ -17,6 +17,8 @@ from spore._core import threads
 from spore._prims import math as M
 from spore._prims import vecmath as V
 
+from .test_threads import two_threads  # noqa: F401  (a fixture)
+
 pytest.importorskip("numba")
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="Numba loops are off")
 
@@ -38,14 +40,6 @@ CASES = {"tanh": (V.tanh_loop, np.tanh, ops.tanh, M.tanh_p),
 def _compiled(monkeypatch):
     assert _native.wait(np.dtype(F32), 600) and V.usable()
     monkeypatch.setattr(threads, "_backoff", [0, 0])
-
-
-@pytest.fixture
-def two_threads(monkeypatch):
-    monkeypatch.delenv("SPORE_NUM_THREADS", raising=False)
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(threads, "_cpus", lambda: 2)
-    assert threads.count() == 2
 
 
 def _special_and_stratified():
