@@ -102,6 +102,9 @@ def test_chunks_and_single_elements_give_the_bits_of_one_call(two_threads, name)
     chunked = V.run(recording, x)
     assert chunked.tobytes() == whole.tobytes()
     assert len(seen) >= 1
+    inplace = x.copy()                             # NOTE: [In-place loops]
+    assert V.run(loop, inplace, inplace) is inplace
+    assert inplace.tobytes() == whole.tobytes()
     # an element alone (the loop's scalar tail) gives what the vector body gave
     idx = np.arange(0, n, 997)
     alone = np.empty(1, F32)

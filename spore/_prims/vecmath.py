@@ -80,6 +80,35 @@ def sigmoid_loop(x, out):
         out[i] = sigmoid_f32(x[i])
 
 
+# NOTE: [In-place loops]
+# ``out`` is often ``x`` itself (O0's memory plan writes a tanh into its input's dead
+# buffer). A two-array loop then fails LLVM's runtime overlap check and runs scalar:
+# 3.8x slower on 256K elements here. One-array loops read and write the same element,
+# which the vectoriser accepts.
+_LOOP1 = dict(_LOOP, signature="float32[::1],")       # one argument: a tuple
+
+
+@jit(**_LOOP1)
+def tanh_inplace(x):
+    for i in range(x.size):
+        x[i] = tanh_f32(x[i])
+
+
+@jit(**_LOOP1)
+def exp_inplace(x):
+    for i in range(x.size):
+        x[i] = exp_f32(x[i])
+
+
+@jit(**_LOOP1)
+def sigmoid_inplace(x):
+    for i in range(x.size):
+        x[i] = sigmoid_f32(x[i])
+
+
+_INPLACE = {tanh_loop: tanh_inplace, exp_loop: exp_inplace, sigmoid_loop: sigmoid_inplace}
+
+
 def usable():
     """Whether the loops run now: Numba on and the float32 loops compiled (the first
     call starts compiling them: NOTE: [Background compilation])."""
@@ -94,14 +123,16 @@ def run(loop, x, out=None):
     res = out if direct else np.empty(x.shape, _F32)
     dst = res.reshape(-1)
     n = src.size
+    inplace = dst.ctypes.data == src.ctypes.data          # NOTE: [In-place loops]
+    one = _INPLACE[loop] if inplace else None
     if n < MIN_SPLIT:
-        loop(src, dst)
+        one(dst) if inplace else loop(src, dst)
     else:
         ranges = threads.chunks(n, CHUNK, 8)
 
         def body(i):
             lo, hi = ranges[i]
-            loop(src[lo:hi], dst[lo:hi])
+            one(dst[lo:hi]) if inplace else loop(src[lo:hi], dst[lo:hi])
         threads.for_each(body, len(ranges))
     if out is not None and not direct:
         out[...] = res
