@@ -254,7 +254,7 @@ class _Lazy:
         declared for some dtypes only (``dtypes``) skips the others."""
         if self._dtypes is not None and dtype not in self._dtypes:
             return
-        sig = "(" + self._signature.format(f=str(dtype)) + ")"
+        sig = "(" + self._signature.format(f=str(dtype)) + ",)"     # a tuple, even of one
         dispatcher = self._numba_dispatcher()
         dispatcher.compile(sig)
         self._compiled = dispatcher

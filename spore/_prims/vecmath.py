@@ -85,7 +85,7 @@ def sigmoid_loop(x, out):
 # buffer). A two-array loop then fails LLVM's runtime overlap check and runs scalar:
 # 3.8x slower on 256K elements here. One-array loops read and write the same element,
 # which the vectoriser accepts.
-_LOOP1 = dict(_LOOP, signature="float32[::1],")       # one argument: a tuple
+_LOOP1 = dict(_LOOP, signature="float32[::1]")
 
 
 @jit(**_LOOP1)
