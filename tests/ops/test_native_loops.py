@@ -351,7 +351,7 @@ def test_declared_signatures_are_the_ones_the_kernels_call():
     test_conv_layer_training_gradients_agree_across_paths()
     for loop in _native._LOOPS:
         declared = {sigutils.normalize_signature(
-            "(" + loop._signature.format(f=np.dtype(d).name) + ")")[0] for d in FLOATS}
+            "(" + loop._signature.format(f=np.dtype(d).name) + ",)")[0] for d in FLOATS}
         assert set(loop._compiled.signatures) == declared, loop.__name__
 
 
