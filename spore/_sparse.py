@@ -45,7 +45,25 @@ def _dt():
     return _dtype
 
 
-class COOTensor:
+class _Sparse:
+    """What COOTensor and CSRTensor share: index tensors, ``values``, a dense shape."""
+
+    indices = property(lambda self: self._indices)
+    values = property(lambda self: self._values)
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._values.dtype)
+    size = property(lambda self: self._values.shape[0])
+    itemsize = property(lambda self: self._values.itemsize)
+    ndim = property(lambda self: len(self._shape))
+
+    def abs(self):
+        return self._with_values(_ops().abs(self._values))
+
+    def astype(self, dtype, copy=True):
+        return self._with_values(self._values.astype(dtype))
+
+
+class COOTensor(_Sparse):
     """A sparse tensor in coordinate format: ``indices`` [N, ndim] (int), ``values`` [N],
     ``shape`` (mindspore.COOTensor)."""
 
@@ -70,13 +88,6 @@ class COOTensor:
             raise ValueError("For 'COOTensor', the 'indices' must be within 'shape'.")
         self._indices, self._values, self._shape = indices, values, shape
 
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._values.dtype)
-    size = property(lambda self: self._values.shape[0])
-    itemsize = property(lambda self: self._values.itemsize)
-    ndim = property(lambda self: len(self._shape))
 
     def __repr__(self):
         return (f"COOTensor(shape={list(self._shape)}, dtype={self.dtype}, "
@@ -99,12 +110,6 @@ class COOTensor:
         return CSRTensor(indptr, coo.indices[:, 1].astype(coo.indices.dtype), coo.values,
                          self._shape)
 
-    def abs(self):
-        return self._with_values(_ops().abs(self._values))
-
-    def astype(self, dtype, copy=True):
-        return self._with_values(self._values.astype(dtype))
-
     def add(self, other, thresh):
         return coo_add(self, other, thresh)
 
@@ -125,7 +130,7 @@ class COOTensor:
         return COOTensor(self._indices, values, self._shape)
 
 
-class CSRTensor:
+class CSRTensor(_Sparse):
     """A 2-D sparse tensor in compressed-row format: ``indptr`` [M + 1], ``indices`` [N]
     (column of each value), ``values`` [N], ``shape`` (mindspore.CSRTensor)."""
 
@@ -156,13 +161,6 @@ class CSRTensor:
         self._indptr, self._indices, self._values, self._shape = indptr, indices, values, shape
 
     indptr = property(lambda self: self._indptr)
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._values.dtype)
-    size = property(lambda self: self._values.shape[0])
-    itemsize = property(lambda self: self._values.itemsize)
-    ndim = property(lambda self: len(self._shape))
 
     def __repr__(self):
         return (f"CSRTensor(shape={list(self._shape)}, dtype={self.dtype}, "
@@ -187,12 +185,6 @@ class CSRTensor:
 
     def to_dense(self):
         return self.to_coo().to_dense()
-
-    def abs(self):
-        return self._with_values(_ops().abs(self._values))
-
-    def astype(self, dtype, copy=True):
-        return self._with_values(self._values.astype(dtype))
 
     def add(self, b, alpha, beta):
         return csr_add(self, b, alpha, beta)
