@@ -248,8 +248,7 @@ class JitFunction:
                             id(a) in entry.object_ids for a in args)):
                     return _run(entry, args)
         tensors, objects = [], []
-        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
-                self._guard_values(), C._context["mode"], self._level())
+        spec = self._spec(args, kwargs, tensors, objects)
         entry = self._current.get(spec)
         if entry is None or entry.epoch != P.epoch or (entry.fallback is None
                                                        and not _aliases_hold(entry, tensors)):
@@ -265,8 +264,7 @@ class JitFunction:
         [JitCall]), or the Python function itself where that cannot be recomputed."""
         from .jitcall import call_under_tape
         tensors, objects = [], []
-        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
-                self._guard_values(), C._context["mode"], self._level())
+        spec = self._spec(args, kwargs, tensors, objects)
         entry = self._current.get(spec)
         if entry is None or entry.epoch != P.epoch:
             with T.suspended():
@@ -287,9 +285,13 @@ class JitFunction:
         """The compiled entry for these arguments, compiled if needed but not run (the
         joint graph of a JitCall must not repeat its forward's writes and prints)."""
         tensors, objects = [], []
-        spec = (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
-                self._guard_values(), C._context["mode"], self._level())
+        spec = self._spec(args, kwargs, tensors, objects)
         return self._lookup(spec, self._current.get(spec), args, kwargs, tensors, objects)
+
+    def _spec(self, args, kwargs, tensors, objects):
+        """The cache key of a call; fills ``tensors`` and ``objects`` with its leaves."""
+        return (_flatten(args, tensors, objects), _flatten(kwargs, tensors, objects),
+                self._guard_values(), C._context["mode"], self._level())
 
     def _traced_fn(self):
         """The function to trace: source-converted under capture_mode="ast"."""

@@ -27,7 +27,7 @@ class CallInfo:
     """What one JitCall needs: the entry, how to rebuild arguments, its backward."""
 
     __slots__ = ("jit", "entry", "spec", "n_tensors", "objects", "_backward", "split",
-                 "__weakref__")
+                 "effects", "__weakref__")
 
     def __init__(self, jit, entry, spec, n_tensors):
         self.jit = jit
@@ -37,6 +37,7 @@ class CallInfo:
         self.objects = entry.objects
         self._backward = None
         self.split = None          # residuals.Split once built; False: cannot be split
+        self.effects = has_effects(entry)
 
     def __hash__(self):
         return id(self)
@@ -92,7 +93,7 @@ def _jit_call_grad(attrs, inputs, out, dout):
         residuals = out[n_out:] if isinstance(out, tuple) else ()
         grads = call.split.cotangents([r._data for r in residuals], [d._data for d in douts])
     else:
-        if has_effects(entry):
+        if call.effects:
             raise RuntimeError(
                 f"'{call.jit.name}' writes state or prints inside a compiled graph, and its "
                 "gradient is being differentiated again, which would run those effects "
@@ -164,7 +165,7 @@ def call_under_tape(jit, entry, spec, tensors):
     info = jit._call_infos.get(spec)
     if info is None or info.entry is not entry:       # one per entry: its compiled backward
         info = jit._call_infos[spec] = CallInfo(jit, entry, spec, len(tensors))
-    effects = has_effects(entry)
+    effects = info.effects
     if effects and len(T.active_tapes()) > 1:
         return NotImplemented                  # a higher-order gradient recomputes
     if info.split is None:
