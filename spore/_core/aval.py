@@ -62,6 +62,13 @@ class Placeholder(ShapedArray):
         raise ValueError("negative dimensions are not allowed")
 
 
+def conforms(declared, shape):
+    """Whether ``shape`` fits a declared input shape: ``(-2,)`` any rank, -1 any size."""
+    declared, shape = tuple(declared), tuple(shape)
+    return declared == (-2,) or (len(declared) == len(shape) and all(
+        d == -1 or d == n for d, n in zip(declared, shape)))
+
+
 def aval_of(x):
     """ShapedArray of an array-like input (array, aval or scalar)."""
     if isinstance(x, _SCALARS):

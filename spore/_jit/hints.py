@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+from .._core.aval import conforms
+
 
 def jit_class(cls):
     """Mark a user-defined class whose instances compiled code reads (``mindspore.jit_class``)."""
@@ -92,10 +94,8 @@ def check_dynamic_args(declared, args):
                 raise TypeError(f"When using decorator enable_dynamic, input tensor dtype = "
                                 f"{g.dtype}, dynamic tensor dtype = {w.dtype}, tensor dtypes "
                                 "are not the same.")
-            ws, gs = tuple(w.shape), tuple(g.shape)
-            if ws == (-2,):
-                continue
-            if len(ws) != len(gs) or any(a != -1 and a != b for a, b in zip(ws, gs)):
+            if not conforms(w.shape, g.shape):
+                ws, gs = tuple(w.shape), tuple(g.shape)
                 raise ValueError(f"When using decorator enable_dynamic, input tensor shape = "
                                  f"{list(gs)}, dynamic tensor shape = {list(ws)}, tensor "
                                  "shapes are not the same.")

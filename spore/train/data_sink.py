@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numbers
 
+from .._core.aval import conforms
+
 
 def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     """Wrap ``fn(*columns)`` so that each call runs it on the next ``sink_size`` batches of
@@ -57,9 +59,7 @@ def _check_signature(signature, batch):
         raise TypeError(f"For 'data_sink', 'input_signature' describes {len(signature)} inputs "
                         f"but the dataset gives {len(batch)} columns.")
     for k, (want, got) in enumerate(zip(signature, batch)):
-        ws = tuple(want.shape)
-        if got.dtype != want.dtype or (ws != (-2,) and (len(ws) != got.ndim or any(
-                a != -1 and a != b for a, b in zip(ws, got.shape)))):
+        if got.dtype != want.dtype or not conforms(want.shape, got.shape):
             raise TypeError(f"For 'data_sink', column {k} is Tensor{list(got.shape)} "
-                            f"{got.dtype}, but 'input_signature' declares Tensor{list(ws)} "
-                            f"{want.dtype}.")
+                            f"{got.dtype}, but 'input_signature' declares "
+                            f"Tensor{list(want.shape)} {want.dtype}.")
