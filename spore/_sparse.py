@@ -175,8 +175,7 @@ class CSRTensor(_Sparse):
 
     def _rows32(self):
         """The row of each value as int32 host data (segment ids for segment sums)."""
-        ptr = self._indptr.asnumpy()
-        return Tensor(np.repeat(np.arange(len(ptr) - 1, dtype=np.int32), np.diff(ptr)))
+        return Tensor(_row_ids(self._indptr.asnumpy(), np.int32))
 
     def to_coo(self):
         ops = _ops()
@@ -260,11 +259,16 @@ def coo2csr(coo_row, height):
 def csr2coo(indptr, length):
     """``indptr`` of a CSR matrix -> the row index of each of its ``length`` values."""
     ptr = indptr.asnumpy()
-    rows = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+    rows = _row_ids(ptr, ptr.dtype)
     if len(rows) != length:
         raise ValueError(f"For 'csr2coo', 'indptr' describes {len(rows)} values, not "
                          f"{length}.")
-    return Tensor(rows.astype(ptr.dtype))
+    return Tensor(rows)
+
+
+def _row_ids(ptr, dtype):
+    """The row index of each value of a CSR structure with row pointers ``ptr``."""
+    return np.repeat(np.arange(len(ptr) - 1, dtype=dtype), np.diff(ptr))
 
 
 def coo_add(x1, x2, thresh):
@@ -322,7 +326,7 @@ def csr_add(a, b, alpha, beta):
     return coo.to_csr()
 
 
-def _dense_at(x, dense, who):
+def _dense_at(x, dense):
     """``dense`` broadcast to ``x``'s shape, read at ``x``'s stored positions."""
     ops = _ops()
     full = ops.broadcast_to(dense, x.shape) if tuple(dense.shape) != x.shape else dense
@@ -333,13 +337,13 @@ def _dense_at(x, dense, who):
 def csr_mul(x, y):
     """A CSRTensor times a dense tensor (broadcast to its shape), at its stored values."""
     _require(x, CSRTensor, "csr_mul")
-    return x._with_values(x.values * _dense_at(x, y, "csr_mul"))
+    return x._with_values(x.values * _dense_at(x, y))
 
 
 def csr_div(x, y):
     """A CSRTensor divided by a dense tensor (broadcast to its shape), at its values."""
     _require(x, CSRTensor, "csr_div")
-    return x._with_values(x.values / _dense_at(x, y, "csr_div"))
+    return x._with_values(x.values / _dense_at(x, y))
 
 
 def csr_gather(indptr, indices, dense, sparse_shape):

@@ -15,6 +15,7 @@ class _Writer:
     def __init__(self, gname):
         self.gname = gname
         self.nodes, self.prims, self.names = [], {}, {}
+        self.prim_protos = []      # one PrimitiveProto per distinct (operator, attributes)
         self.count = 0
 
     def fresh(self, stem="CNode"):
@@ -56,8 +57,7 @@ class _Writer:
         if pname is None:
             pname = f"{op}:{len(self.prims) + 1}"
             self.prims[key] = pname
-            self._prim_protos = getattr(self, "_prim_protos", [])
-            self._prim_protos.append(MP.Msg(
+            self.prim_protos.append(MP.Msg(
                 "PrimitiveProto", name=pname, op_type=op, instance_name="",
                 prim_type=_PRIMITIVE if old_style or op in _MONAD_OPS else _PRIMITIVE_FUNCTION,
                 attribute=[_prim_attr(k, v) for k, v in (attrs or {}).items()]))
@@ -445,7 +445,7 @@ def export_mindir(net, inputs, file_name):
                output=[out_info])
     model = MP.Msg("ModelProto", ir_version="1.1", producer_name="MindSpore",
                    producer_version="2.10.0", model_version="", graph=g,
-                   little_endian=True, primitives=getattr(w, "_prim_protos", []),
+                   little_endian=True, primitives=w.prim_protos,
                    mind_ir_version=3)
     data = MP.encode(model)
     with open(file_name, "wb") as f:

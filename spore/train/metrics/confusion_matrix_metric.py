@@ -39,31 +39,27 @@ def _short_name(name):
 
 
 def _ratio(num, den):
+    """num / den, NaN where den is 0 (an undefined rate)."""
     num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
     return out
 
 
-def _rate(num, den):
-    """num / den, NaN where den is 0 (an undefined rate)."""
-    return _ratio(num, den)
-
-
 def _metric(short, cm):
     """The metric of confusion matrices ``cm[..., (tp, fp, tn, fn)]``."""
     tp, fp, tn, fn = (cm[..., k] for k in range(4))
     p, n = tp + fn, fp + tn
-    tpr, tnr = _rate(tp, p), _rate(tn, n)
-    ppv, npv = _rate(tp, tp + fp), _rate(tn, tn + fn)
+    tpr, tnr = _ratio(tp, p), _ratio(tn, n)
+    ppv, npv = _ratio(tp, tp + fp), _ratio(tn, tn + fn)
     with np.errstate(invalid="ignore", divide="ignore"):
         table = {
             "tpr": lambda: tpr, "tnr": lambda: tnr, "ppv": lambda: ppv, "npv": lambda: npv,
-            "fnr": lambda: _rate(fn, p), "fpr": lambda: _rate(fp, n),
-            "fdr": lambda: _rate(fp, fp + tp), "for": lambda: _rate(fn, fn + tn),
+            "fnr": lambda: _ratio(fn, p), "fpr": lambda: _ratio(fp, n),
+            "fdr": lambda: _ratio(fp, fp + tp), "for": lambda: _ratio(fn, fn + tn),
             "pt": lambda: _ratio(np.sqrt(tpr * (1 - tnr)) + tnr - 1, tpr + tnr - 1),
-            "ts": lambda: _rate(tp, tp + fn + fp), "acc": lambda: _rate(tp + tn, p + n),
-            "ba": lambda: (tpr + tnr) / 2, "f1": lambda: _rate(2 * tp, 2 * tp + fn + fp),
+            "ts": lambda: _ratio(tp, tp + fn + fp), "acc": lambda: _ratio(tp + tn, p + n),
+            "ba": lambda: (tpr + tnr) / 2, "f1": lambda: _ratio(2 * tp, 2 * tp + fn + fp),
             "mcc": lambda: _ratio(tp * tn - fp * fn,
                                   np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))),
             "fm": lambda: np.sqrt(ppv * tpr), "bm": lambda: tpr + tnr - 1,
