@@ -31,7 +31,7 @@ from .. import _random as R
 from .._autodiff import tape as T
 from .._autodiff import vmap as V
 from .._core import primitive as P
-from . import codegen, dump, passes
+from . import codegen, dump, dynamic, passes
 from .capture import Capture, GraphBreak, user_frame, user_location
 from .convert import convert_callable
 from .mutable import MUTABLE_SCALARS, as_tensor
@@ -144,7 +144,7 @@ class _Entry:
     __slots__ = ("compiled", "objects", "object_ids", "aliases", "n_draws", "uses_rng",
                  "rng_dynamic", "out_spec",
                  "epoch", "signature", "graph", "fallback", "compile_ms", "static_objects",
-                 "peak_bytes")
+                 "peak_bytes", "generic")
 
 
 class Fallback:
@@ -168,7 +168,11 @@ class JitReport:
         self.name = name
         self.entries = entries
         self.fallbacks = fallbacks
-        live = [e for e in entries if e.compiled is not None]
+        programs = {}                   # the sizes of a dynamic axis share one program
+        for e in entries:
+            if e.compiled is not None:
+                programs.setdefault(id(e.compiled), e)
+        live = list(programs.values())
         self.compiled = len(live)
         self.kernel_count = sum(_count_nodes(e.graph) for e in live)
         self.peak_bytes = max((e.peak_bytes for e in live), default=0)
@@ -217,6 +221,8 @@ class JitFunction:
         self._warned = False
         self._keys_seen = []
         self.declared_args = None  # ``enable_dynamic``: argument index -> declared Tensor
+        self._families = []        # calls differing in sizes only (NOTE: [Dynamic axes])
+        self._family_lock = threading.RLock()
         self.silent_trace = False  # a joint graph's trace: its forward's prints were shown
         functools.update_wrapper(self, fn, updated=())
 
@@ -266,14 +272,16 @@ class JitFunction:
         tensors, objects = [], []
         spec = self._spec(args, kwargs, tensors, objects)
         entry = self._current.get(spec)
+        if entry is not None and entry.generic:
+            entry = None                       # its graph is symbolic: trace this size
         if entry is None or entry.epoch != P.epoch:
             with T.suspended():
-                entry = self._lookup(spec, entry, args, kwargs, tensors, objects)
+                entry = self._lookup(spec, entry, args, kwargs, tensors, objects, False)
         if entry.fallback is not None:
             return self._run_fallback(entry, args, kwargs)
         if not _aliases_hold(entry, tensors):
             with T.suspended():
-                entry = self._lookup(spec, None, args, kwargs, tensors, objects)
+                entry = self._lookup(spec, None, args, kwargs, tensors, objects, False)
         if entry.fallback is not None:
             return self._run_fallback(entry, args, kwargs)
         out = call_under_tape(self, entry, spec, tensors)
@@ -286,7 +294,10 @@ class JitFunction:
         joint graph of a JitCall must not repeat its forward's writes and prints)."""
         tensors, objects = [], []
         spec = self._spec(args, kwargs, tensors, objects)
-        return self._lookup(spec, self._current.get(spec), args, kwargs, tensors, objects)
+        entry = self._current.get(spec)
+        if entry is not None and entry.generic:
+            entry = None
+        return self._lookup(spec, entry, args, kwargs, tensors, objects, False)
 
     def _spec(self, args, kwargs, tensors, objects):
         """The cache key of a call; fills ``tensors`` and ``objects`` with its leaves."""
@@ -332,29 +343,122 @@ class JitFunction:
             return self._run_fallback(entry, args, kwargs)
         return _run(entry, tensors)
 
-    def _lookup(self, spec, entry, args, kwargs, tensors, objects):
+    def _lookup(self, spec, entry, args, kwargs, tensors, objects, shared=True):
         """The entry for ``spec`` after the epoch moved or on a first call: traced again,
-        reused when the graph is the same, compiled otherwise."""
+        reused when the graph is the same, compiled otherwise. ``shared``: the program
+        shared by the sizes of a dynamic axis may serve (not under a gradient tape)."""
+        if shared and self._dynamic_on():
+            with self._family_lock:
+                return self._lookup_sized(spec, entry, args, kwargs, tensors, objects)
         with self._key_lock(spec):
-            if entry is not None and entry.fallback is not None:
-                entry.epoch = P.epoch
-                return entry
+            return self._lookup_one(spec, entry, args, kwargs, tensors, objects)
+
+    def _lookup_one(self, spec, entry, args, kwargs, tensors, objects, new=None):
+        if entry is not None and entry.fallback is not None:
+            entry.epoch = P.epoch
+            return entry
+        if new is None:
             new = self._capture(spec, args, kwargs, tensors, objects)
-            if new.fallback is not None:
-                self._current[spec] = new
-                self._cache.setdefault(spec, []).append(new)
-                return new
-            for old in self._cache.get(spec, ()):
-                if old.compiled is not None and old.signature == new.signature \
-                        and _same_objects(old, new):
-                    old.epoch = P.epoch
-                    self._current[spec] = old
-                    return old
-            self._compile(new)
-            self._cache.setdefault(spec, []).append(new)
-            self._current[spec] = new
-            self._note_key(spec)
+        if new.fallback is not None:
+            return self._store(spec, new)
+        for old in self._cache.get(spec, ()):
+            if old.compiled is not None and old.signature == new.signature \
+                    and _same_objects(old, new):
+                old.epoch = P.epoch
+                self._current[spec] = old
+                return old
+        self._compile(new)
+        self._note_key(spec)
+        return self._store(spec, new)
+
+    def _store(self, spec, entry):
+        self._cache.setdefault(spec, []).append(entry)
+        self._current[spec] = entry
+        return entry
+
+    # -- dynamic axes (NOTE: [Dynamic axes]) ------------------------------------------
+    def _dynamic_on(self):
+        return bool(self.dynamic or self.declared_args is not None) and self._level() == "O0"
+
+    def _lookup_sized(self, spec, entry, args, kwargs, tensors, objects):
+        if entry is not None and entry.fallback is not None:
+            entry.epoch = P.epoch
+            return entry
+        family = self._family_of(spec)
+        if family is not None and family.verified:
+            return self._store(spec, self._instance(family, tensors, objects))
+        new = self._capture(spec, args, kwargs, tensors, objects)
+        if new.fallback is None and family is not None:
+            shared = self._join(family, spec, new, tensors, objects)
+            if shared is not None:
+                return self._store(spec, shared)
+        captured = new.graph
+        out = self._lookup_one(spec, None, args, kwargs, tensors, objects, new)
+        if out is new and new.fallback is None and family is None:
+            self._families.append(dynamic.Family(spec, new, captured, P.epoch))
+            del self._families[:-4]                 # the newest few wait for a second size
+        return out
+
+    def _family_of(self, spec):
+        """The family ``spec`` belongs to (or may join as its second size), if any."""
+        self._families = [f for f in self._families if f.epoch == P.epoch and not f.dead]
+        for f in self._families:
+            if f.dims is not None:
+                if dynamic.family_key(spec, f.dims) == f.key and dynamic.dims_hold(spec, f.dims):
+                    return f
+            elif dynamic.varying_dims(f.spec, spec) is not None:
+                return f
+        return None
+
+    def _join(self, family, spec, new, tensors, objects):
+        """``new`` (just traced) as the family's second size (its graph made symbolic and
+        compiled as the shared program) or third (the guess verified); None, the family
+        given up, when the graphs do not generalise."""
+        if not dynamic.same_capture(family.first, new):
+            family.dead = True
+            return None
+        dims = family.dims or dynamic.varying_dims(family.spec, spec)
+        captured = new.graph
+        try:
+            undo = dynamic.generalise(family.graph, captured, dynamic.sizes_of(family.spec, dims),
+                                      dynamic.sizes_of(spec, dims))
+        except dynamic.NotGeneric:
+            family.dead = True
+            return None
+        sig = signature(captured)
+        if family.program is None:
+            try:
+                self._compile(new, [group[0] for group in dims])
+            except Exception:                  # NotGeneric, or a pass that needs sizes
+                dynamic.restore(undo)
+                new.graph = captured
+                family.dead = True
+                return None
+            new.signature = sig
+            new.generic = True
+            family.dims, family.key = dims, dynamic.family_key(spec, dims)
+            family.program, family.signature = new, sig
             return new
+        dynamic.restore(undo)
+        if sig != family.signature:
+            family.dead = True
+            return None
+        family.verified = True
+        return self._instance(family, tensors, objects)
+
+    def _instance(self, family, tensors, objects):
+        """An entry of the family's shared program for one more size (no trace)."""
+        p = family.program
+        e = _Entry()
+        for f in ("compiled", "objects", "object_ids", "n_draws", "uses_rng", "rng_dynamic",
+                  "out_spec", "signature", "graph", "peak_bytes"):
+            setattr(e, f, getattr(p, f))
+        e.fallback, e.compile_ms, e.generic = None, 0.0, True
+        e.static_objects, e.epoch = objects, P.epoch
+        reachable = _reachable_tensor_ids(self.fn)
+        e.aliases = {i: t for i, t in enumerate(tensors)
+                     if id(t) in reachable or isinstance(t, _Parameter)}
+        return e
 
     def _key_lock(self, spec):
         with _locks_guard:
@@ -370,6 +474,7 @@ class JitFunction:
         entry.object_ids = frozenset()
         entry.fallback = None
         entry.compiled = None
+        entry.generic = False
         entry.epoch = P.epoch
         cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""),
                       convert=self.capture_mode == "ast")
@@ -420,7 +525,7 @@ class JitFunction:
         entry.epoch = P.epoch
         return entry
 
-    def _compile(self, entry):
+    def _compile(self, entry, axes=None):
         t0 = time.perf_counter()
         level = self._level()
         dumper = dump.Dumper.from_context(entry.graph.name)
@@ -430,7 +535,7 @@ class JitFunction:
         if dumper is not None:
             dumper.final(graph)
         entry.graph = graph
-        entry.compiled = codegen.generate(graph)
+        entry.compiled = codegen.generate(graph, axes=axes)
         entry.peak_bytes = entry.compiled.peak_bytes
         entry.compile_ms += (time.perf_counter() - t0) * 1e3
 
@@ -782,8 +887,9 @@ def run_cell(cell, args, kwargs):
         level = getattr(config, "jit_level", None) or None if config is not None else None
         jf = JitFunction(construct, jit_level=level)
         jf.name = f"{type(cell).__name__}.construct"
-        if d.get("_dynamic_inputs") is not None:
-            jf.dynamic = 1                   # sizes along declared axes vary on purpose
+        if any(c.__dict__.get("_dynamic_inputs") is not None
+               for _, c in cell.cells_and_names()):
+            jf.dynamic = 1   # sizes along declared axes vary on purpose: NOTE: [Dynamic axes]
         d["_graph_construct"] = jf
     declared = d.get("_dynamic_inputs")
     if declared is not None:

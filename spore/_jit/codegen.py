@@ -18,7 +18,7 @@ import linecache
 import numpy as np
 
 from .._core import primitive as P
-from . import control, fusion, memplan
+from . import control, dynamic, fusion, memplan
 from .ir import Value
 
 _serial = itertools.count()
@@ -31,11 +31,12 @@ def _as_array(x):
     return x if type(x) is _ndarray else np.asarray(x)
 
 
-def _prepared_kernel(prim, attrs, glob, name):
+def _prepared_kernel(prim, attrs, glob, name, rebind=True):
     """Adapter for primitives with their own ``prepare``: rebuild the eager call. When
     ``prepare`` hands the kernel its inputs unchanged (it only checked them, and its
     decisions depend on shapes and dtypes alone), the generated code's global ``name``
-    is rebound to the bare kernel after the first call."""
+    is rebound to the bare kernel after the first call (unless the shapes vary between
+    calls: ``rebind`` False)."""
     kernel = prim._cpu
     direct = functools.partial(kernel, **attrs) if attrs else kernel
     wrap = P.wrap
@@ -43,18 +44,25 @@ def _prepared_kernel(prim, attrs, glob, name):
     def run(*arrays):
         args = [wrap(a) if type(a) is _ndarray else a for a in arrays]
         prepared = prim.prepare(args)
-        if len(prepared) == len(arrays) and all(p is a for p, a in zip(prepared, arrays)):
+        if rebind and len(prepared) == len(arrays) \
+                and all(p is a for p, a in zip(prepared, arrays)):
             glob[name] = direct
         return kernel(*prepared, **attrs)
     return run
 
 
-def specialize(node, glob, name):
+def specialize(node, glob, name, sizes=False):
     """(callable, inputs, casts) for one node: the callable takes the node's inputs in
-    order (literals already converted); ``casts`` lists (position, dtype) to cast first."""
+    order (literals already converted); ``casts`` lists (position, dtype) to cast first.
+    ``sizes``: the graph's shapes may hold ``Dim``s (NOTE: [Dynamic axes])."""
     prim, attrs = node.prim, node.attrs
     items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
     inputs = list(node.inputs)
+    if sizes and (prim is fusion.fused_p or prim is control.while_grad_p
+                  or prim is control.cond_p or prim is control.while_p):
+        raise dynamic.NotGeneric(f"{prim.name} is compiled apart from the graph")
+    if sizes and (dynamic.has_dims(attrs) or dynamic.has_dims(node.inputs)):
+        return dynamic.node_kernel(prim, attrs), inputs, []
     if prim is control.cond_p:
         a, b = (generate(g) for g in attrs["branches"])    # ("_py" is for the tape only)
         return control.compiled_cond(a.fn, b.fn), inputs, []
@@ -74,7 +82,7 @@ def specialize(node, glob, name):
         if direct is not None:
             return direct, inputs, []
     if prim._prepare is not None:
-        return _prepared_kernel(prim, attrs, glob, name), inputs, []
+        return _prepared_kernel(prim, attrs, glob, name, rebind=not sizes), inputs, []
     kernel = prim._cpu
     casts = []
     if prim.policy is not None:
@@ -119,12 +127,16 @@ class Compiled:
         return None
 
 
-def generate(graph, reuse_buffers=True):
+def generate(graph, reuse_buffers=True, axes=None):
     """Compile ``graph`` to a Python function over arrays (with the memory plan's ``out=``
-    buffers unless ``reuse_buffers`` is False)."""
+    buffers unless ``reuse_buffers`` is False). ``axes``: the (input, axis) pairs whose
+    sizes the graph's ``Dim``s refer to (NOTE: [Dynamic axes])."""
     em = _Emitter()
     in_names = [f"i{i}" for i in range(len(graph.inputs))]
     em.lines.append(f"def {_ident(graph.name)}(" + ", ".join(in_names) + "):")
+    if axes is not None:
+        em.sizes = True
+        em.lines.append("    D = (" + "".join(f"i{i}.shape[{k}], " for i, k in axes) + ")")
     outs = em.emit(graph, in_names, "    ", "", reuse_buffers)
     em.lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     source = "\n".join(em.lines) + "\n"
@@ -151,6 +163,7 @@ class _Emitter:
         self.line_nodes = {}
         self.peak_bytes = None
         self.blocks = itertools.count()
+        self.sizes = False       # the graph's shapes may hold Dims: sizes are in ``D``
 
     def emit(self, graph, in_names, ind, prefix, reuse_buffers=False):
         """Lines computing ``graph`` from the variables ``in_names``; returns the names
@@ -164,7 +177,7 @@ class _Emitter:
         for k, node in enumerate(graph.nodes):
             kname = f"{prefix}k{k}"
             specs.append((kname,) + ((_INLINE, list(node.inputs), []) if _inlined(node)
-                                     else specialize(node, glob, kname)))
+                                     else specialize(node, glob, kname, self.sizes)))
         cast_nodes = frozenset(k for k, sp in enumerate(specs) if sp[3])
         direct = frozenset(k for k, sp in enumerate(specs) if isinstance(sp[1], np.ufunc))
         mplan = memplan.plan(graph, cast_nodes, direct) if reuse_buffers else None
@@ -176,6 +189,8 @@ class _Emitter:
         def operand(x):
             if isinstance(x, Value):
                 return names[x]
+            if type(x) is dynamic.Dim:
+                return x.source("D")
             if x is None or isinstance(x, (bool, int)) or (isinstance(x, float)
                                                            and np.isfinite(x)):
                 return repr(x)
@@ -203,6 +218,8 @@ class _Emitter:
                 target = mplan.reuse.get(k) if mplan is not None else None
                 if target is not None:
                     args.append(f"out={names[target]}")
+                if getattr(fn, "needs_sizes", False):
+                    args.append("_d=D")
                 call = f"{kname}({', '.join(args)})"
                 if not outs:
                     lines.append(f"{ind}{call}{loc}")

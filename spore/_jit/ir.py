@@ -249,6 +249,12 @@ class GraphError(AssertionError):
     pass
 
 
+def _sizes(shape):
+    """A shape as plain ints: a dynamic size (``Dim``, NOTE: [Dynamic axes]) is checked at
+    the size it was traced with, which is what shape rules compute from it."""
+    return tuple(int(d) if isinstance(d, int) else d for d in shape)
+
+
 def verify(g):
     """Check the graph's invariants (raises GraphError): every value is defined once,
     before it is used; outputs are defined; each node's avals agree with its shape rule."""
@@ -272,8 +278,8 @@ def verify(g):
             avals = [x.aval if isinstance(x, Value) else x for x in n.inputs]
             out = n.prim.infer(n.attrs, *avals)
             outs = out if isinstance(out, tuple) else (out,)
-            got = [(tuple(v.aval.shape), np.dtype(v.aval.dtype)) for v in n.outputs]
-            want = [(tuple(a.shape), np.dtype(a.dtype)) for a in outs]
+            got = [(_sizes(v.aval.shape), np.dtype(v.aval.dtype)) for v in n.outputs]
+            want = [(_sizes(a.shape), np.dtype(a.dtype)) for a in outs]
             if got != want:
                 raise GraphError(f"{n.prim.name}: outputs {got} disagree with its shape rule "
                                  f"{want}")

@@ -185,6 +185,19 @@ def install(prim, loop):
     prim.par_kernel = kernel
     prim.par_min = min(prim.par_min, MIN_FAST)
 
+    numpy_kernel = prim._cpu
+
+    def sized(x, out=None):
+        """A shape known only at run time: PyNative's choice, made per call."""
+        if x.size >= MIN_FAST:
+            return kernel(x, out)
+        if out is None:
+            return numpy_kernel(x)
+        if isinstance(numpy_kernel, np.ufunc):
+            return numpy_kernel(x, out=out)
+        out[...] = numpy_kernel(x)
+        return out
+
     def specialize(attrs, avals):
         (x,) = avals
         dtype = getattr(x, "dtype", None)
@@ -192,8 +205,8 @@ def install(prim, loop):
             return None
         size = 1
         for d in x.shape:
-            if not isinstance(d, int) or d < 0:
-                return kernel               # a dynamic shape: decided at run time
+            if type(d) is not int or d < 0:
+                return sized                # a dynamic size (NOTE: [Dynamic axes])
             size *= d
         return kernel if size >= MIN_FAST else None
     prim.specializer = specialize

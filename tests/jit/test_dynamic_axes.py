@@ -1,0 +1,190 @@
+"""One compiled program for every size of a dynamic axis (NOTE: [Dynamic axes] in
+spore/_jit/dynamic.py): the sizes share a program where the graphs generalise, compile
+one by one where they do not, and give PyNative's bits either way."""
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import Tensor, nn, ops
+from spore._jit import api
+from spore._jit.dynamic import Dim, family_key, varying_dims
+
+
+@pytest.fixture
+def traces(monkeypatch):
+    """The number of times any jit function traced its Python code."""
+    count = [0]
+    capture = api.JitFunction._capture
+
+    def counted(self, *a, **k):
+        count[0] += 1
+        return capture(self, *a, **k)
+    monkeypatch.setattr(api.JitFunction, "_capture", counted)
+    return count
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _train_step():
+    ms.set_seed(1)
+    net = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                            nn.Dense(4 * 6 * 6, 10))
+    loss = nn.CrossEntropyLoss()
+    opt = nn.Adam(net.trainable_params(), 1e-3)
+    grad_fn = ms.value_and_grad(lambda x, y: loss(net(x), y), None, opt.parameters)
+
+    def step(x, y):
+        value, grads = grad_fn(x, y)
+        opt(grads)
+        return value
+    return step, net
+
+
+def test_a_training_step_compiles_twice_for_seven_batch_sizes_with_pynatives_bits(traces):
+    r = _rng()
+    sizes = (8, 5, 7, 3, 8, 6, 1, 5)
+    data = [(r.random((n, 3, 6, 6), np.float32), r.integers(0, 10, n).astype(np.int32))
+            for n in sizes]
+    eager, eager_net = _train_step()
+    want = [eager(Tensor(x), Tensor(y)).asnumpy() for x, y in data]
+    step, net = _train_step()
+    compiled = ms.jit(step, dynamic=1)
+    got = [compiled(Tensor(x), Tensor(y)).asnumpy() for x, y in data]
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)
+    for p, q in zip(eager_net.get_parameters(), net.get_parameters()):
+        np.testing.assert_array_equal(p.asnumpy(), q.asnumpy())   # moving stats too
+    report = ms.jit_report(compiled)
+    assert report.compiled == 2            # the first size, then the shared program
+    assert traces[0] == 3                  # sizes 8, 5 and 7; none after
+    assert not report.fallbacks
+
+
+class Head(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2)
+
+    def construct(self, x):
+        y = self.fc(x)
+        return y[1:] - y[:-1], y.reshape(-1) * x.shape[0]
+
+
+@pytest.fixture
+def graph_mode():
+    before = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=before)
+
+
+def test_a_cell_with_set_inputs_shares_one_program_in_graph_mode(graph_mode, traces):
+    net = Head()
+    net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
+    x = _rng().standard_normal((12, 3)).astype(np.float32)
+    w, b = net.fc.weight.asnumpy(), net.fc.bias.asnumpy()
+    for n in (4, 9, 2, 12, 7, 3):
+        diff, flat = net(Tensor(x[:n]))
+        y = x[:n] @ w.T + b
+        np.testing.assert_allclose(diff.asnumpy(), y[1:] - y[:-1], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(flat.asnumpy(), y.reshape(-1) * n, rtol=1e-6, atol=1e-6)
+    assert traces[0] == 3
+    assert ms.jit_report(net._graph_construct).compiled == 2
+
+
+def test_sizes_that_do_not_generalise_compile_one_by_one_with_right_results(traces):
+    @ms.jit(dynamic=1)
+    def unrolled(x):
+        total = x[0]
+        for i in range(1, x.shape[0]):          # a Python loop over the size
+            total = total + x[i] * i
+        return total
+    x = _rng().standard_normal((6, 2)).astype(np.float32)
+    for n in (2, 3, 4, 5):
+        want = sum(x[i] * max(i, 1) if i else x[0] for i in range(n))
+        np.testing.assert_allclose(unrolled(Tensor(x[:n])).asnumpy(), want, rtol=1e-6)
+    assert ms.jit_report(unrolled).compiled == 4
+
+
+def test_a_constant_that_follows_the_size_stops_sharing():
+    @ms.jit(dynamic=1)
+    def f(x):
+        return x + Tensor(np.arange(x.shape[0], dtype=np.float32))
+    for n in (2, 3, 4, 5):
+        np.testing.assert_array_equal(f(Tensor(np.ones(n, np.float32))).asnumpy(),
+                                      1 + np.arange(n, dtype=np.float32))
+    assert ms.jit_report(f).compiled == 4
+
+
+def test_a_wrong_affine_guess_is_caught_by_the_third_trace():
+    @ms.jit(dynamic=1)
+    def square(x):
+        n = x.shape[0]
+        return ops.broadcast_to(x[:1], (n * n,))    # n^2 is affine through any 2 points
+    for n in (2, 3, 4, 5, 6):
+        out = square(Tensor(np.full(n, 2.0, np.float32))).asnumpy()
+        assert out.shape == (n * n,) and (out == 2.0).all()
+
+
+def test_size_dependent_kernel_choices_are_made_per_call():
+    # float32 tanh takes a vectorised loop from 4,096 elements in PyNative (with Numba):
+    # the shared program must make the same choice for every size
+    f = ms.jit(lambda x: ops.tanh(x) * 2, dynamic=1)
+    x = _rng().standard_normal(9000).astype(np.float32) * 3
+    for n in (100, 200, 300, 8192, 9000, 50):
+        want = (ops.tanh(Tensor(x[:n])) * 2).asnumpy()
+        np.testing.assert_array_equal(f(Tensor(x[:n])).asnumpy(), want)
+
+
+def test_gradients_of_a_dynamic_function_are_right_for_every_size():
+    f = ms.jit(lambda x, w: (ops.matmul(x, w).tanh() * x.shape[0]).sum(), dynamic=1)
+    g = ms.grad(f, grad_position=(0, 1))
+    r = _rng()
+    w = r.standard_normal((3, 2)).astype(np.float32)
+    for n in (2, 5, 3, 7):
+        x = r.standard_normal((n, 3)).astype(np.float32)
+        gx, gw = g(Tensor(x), Tensor(w))
+        d = (1 - np.tanh(x @ w) ** 2) * n
+        np.testing.assert_allclose(gx.asnumpy(), d @ w.T, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gw.asnumpy(), x.T @ d, rtol=1e-5, atol=1e-6)
+        assert float(f(Tensor(x), Tensor(w)).asnumpy()) == pytest.approx(
+            float(np.tanh(x @ w).sum() * n), rel=1e-5)
+
+
+def test_without_a_declaration_each_size_compiles():
+    f = ms.jit(lambda x: x * 2)
+    for n in (2, 3, 4):
+        f(Tensor(np.ones(n, np.float32)))
+    assert ms.jit_report(f).compiled == 3
+
+
+def test_enable_dynamic_shares_the_program():
+    @ms.enable_dynamic(x=Tensor(shape=[None, 2], dtype=ms.float32))
+    @ms.jit
+    def f(x):
+        return x.sum(axis=0) / x.shape[0]
+    x = _rng().standard_normal((9, 2)).astype(np.float32)
+    for n in (3, 5, 9, 4, 2):
+        np.testing.assert_allclose(f(Tensor(x[:n])).asnumpy(), x[:n].mean(axis=0), rtol=1e-6)
+    assert ms.jit_report(f).compiled == 2
+
+
+def test_dims_compare_as_expressions_not_as_the_traced_size():
+    n = Dim(0, 1, 0, 4)
+    assert n != 4 and 4 != n and n == Dim(0, 1, 0, 7)
+    assert (n, 3) != (4, 3) and len({n, Dim(0, 1, 0, 5)}) == 1
+    assert int(n) * 2 == 8                       # arithmetic: the traced size
+    assert Dim(1, 2, -1, 9).source() == "(2 * D[1] - 1)" and n.source() == "D[0]"
+    assert Dim(1, 2, -1, 9).resolve((3, 5)) == 9
+
+
+def test_varying_axes_are_grouped_by_size():
+    spec = lambda a, b: ((tuple, (("T", a, "<f4"), ("T", b, "<i4"))), (dict, (), ()), ())
+    dims = varying_dims(spec((8, 3), (8,)), spec((5, 3), (5,)))
+    assert dims == [[(0, 0), (1, 0)]]
+    assert family_key(spec((8, 3), (8,)), dims) == family_key(spec((2, 3), (2,)), dims)
+    assert varying_dims(spec((8, 3), (8,)), spec((5, 4), (5,))) == [[(0, 0), (1, 0)], [(0, 1)]]
+    assert varying_dims(spec((8, 3), (8,)), spec((8, 3), (8,))) is None
+    assert varying_dims(spec((8, 3), (8,)), spec((8, 3, 1), (8,))) is None
