@@ -102,7 +102,7 @@ def is_tensor(obj):
 
 from_numpy = Tensor.from_numpy
 from ._interop import (from_dlpack as from_dlpack, to_dlpack as to_dlpack,  # noqa: E402
-                       frombuffer as frombuffer, seed as seed)
+                       frombuffer as frombuffer, seed as seed, swap_tensors as swap_tensors)
 
 
 _recursion_limit = 1000
@@ -137,8 +137,8 @@ def __getattr__(name):
     subprocesses, which a script that never builds a pipeline does not need at start-up.
     MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
     import importlib
-    if name == "dataset":
-        return importlib.import_module(".dataset", __name__)
+    if name in ("dataset", "multiprocessing", "utils"):
+        return importlib.import_module("." + name, __name__)
     if name in ("FileReader", "FileWriter", "SUCCESS"):       # MindRecord, as MindSpore has them
         return getattr(importlib.import_module(".mindrecord", __name__), name)
     from . import _absent
@@ -146,4 +146,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"dataset"})
+    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils"})

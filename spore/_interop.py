@@ -70,3 +70,30 @@ def seed():
     value = secrets.randbits(31)
     set_seed(value)
     return value
+
+
+def swap_tensors(t1, t2):
+    """Swap the contents of two tensors in place (data, class, gradient bookkeeping and
+    attributes); each Python object keeps its identity. As in MindSpore, tensors whose
+    object layouts differ (a Tensor and a Parameter here) cannot be swapped."""
+    from ._tensor import Tensor
+    for t in (t1, t2):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"For 'swap_tensors', both inputs must be Tensor, but got "
+                            f"{type(t).__name__}.")
+    if t1 is t2:
+        return
+    if type(t1) is not type(t2):
+        try:
+            t1.__class__, t2.__class__ = t2.__class__, t1.__class__
+        except TypeError:
+            raise RuntimeError(f"For 'swap_tensors', cannot swap a {type(t1).__name__} and "
+                               f"a {type(t2).__name__}: their slots differ.") from None
+    t1._data, t2._data = t2._data, t1._data
+    t1._tape_ref, t2._tape_ref = t2._tape_ref, t1._tape_ref
+    if hasattr(t1, "__dict__") and hasattr(t2, "__dict__"):
+        d1, d2 = dict(t1.__dict__), dict(t2.__dict__)
+        t1.__dict__.clear()
+        t1.__dict__.update(d2)
+        t2.__dict__.clear()
+        t2.__dict__.update(d1)

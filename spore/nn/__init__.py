@@ -20,8 +20,13 @@ from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagP
 def __getattr__(name):
     """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
     (spore/_absent.py)."""
+    import importlib
     from .layer import extra
     if name in extra.__all__:
         return getattr(extra, name)        # the *Ext layers are mint.nn's, looked up on use
+    if name in ("metrics", "grad", "sparse"):              # MindSpore's module paths
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in ("Jvp", "Vjp"):
+        return getattr(importlib.import_module(f"{__name__}.grad"), name)
     from .. import _absent
     return _absent.missing(__name__, name)

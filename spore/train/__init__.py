@@ -1,5 +1,6 @@
 """``spore.train`` (``mindspore.train``): Model, callbacks, metrics and checkpoints."""
 from .serialization import (save_checkpoint as save_checkpoint,  # noqa: F401
+                            async_ckpt_thread_status as async_ckpt_thread_status,
                             load_checkpoint as load_checkpoint,
                             load_checkpoint_async as load_checkpoint_async,
                             load_param_into_net as load_param_into_net,
@@ -19,6 +20,7 @@ from .metrics import __all__ as _metric_names  # noqa: E402
 __all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "save_checkpoint",
            "load_checkpoint", "load_checkpoint_async", "load_param_into_net",
            "ckpt_to_safetensors", "safetensors_to_ckpt", "build_train_network", "export", "load",
+           "async_ckpt_thread_status",
            "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
            *_callback_names, *_metric_names]
 
@@ -30,8 +32,10 @@ _ALIASES = {"TrainOneStepCell": "nn", "build_train_network": "amp",
 
 
 def __getattr__(name):
+    import importlib
     if name in _ALIASES:
-        import importlib
         return getattr(importlib.import_module(f"spore.{_ALIASES[name]}"), name)
+    if name in ("amp", "loss_scale_manager"):          # MindSpore's module paths
+        return importlib.import_module(f"{__name__}.{name}")
     from .. import _absent
     return _absent.missing(__name__, name)

@@ -30,6 +30,7 @@ from . import _safetensors as safetensors
 from ._log import logger
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_checkpoint_async", "load_param_into_net",
+           "async_ckpt_thread_status",
            "ckpt_to_safetensors", "safetensors_to_ckpt"]
 
 SLICE_SIZE = 512 * 1024          # KiB: a larger parameter is written as several entries
@@ -388,6 +389,9 @@ class _AsyncWriter:
         self._thread = None
         self._error = None
 
+    def running(self):
+        return self._thread is not None and self._thread.is_alive()
+
     def submit(self, *args):
         self.wait()
         self._thread = threading.Thread(target=self._run, args=args, name="asyn_save_ckpt")
@@ -409,6 +413,12 @@ class _AsyncWriter:
 
 
 _async_writer = _AsyncWriter()
+
+
+def async_ckpt_thread_status():
+    """Whether a checkpoint saved with ``async_save=True`` is still being written
+    (MindSpore deprecated it in 2.5 and still offers it)."""
+    return _async_writer.running()
 
 
 def wait_async_save():
