@@ -36,10 +36,11 @@ _MS_ASCEND = """
     get_sdc_detect_result stress_detect set_cpu_affinity set_kernel_launch_capture
     set_kernel_launch_group launch_blocking dispatch_threads_num set_mindio_server_info
     mindio_preload hifloat8 qint4x2 float8_e4m3fn float8_e5m2 set_dump set_memory runtime
-    device_context device_manager TrainFaultTolerance ExitByRequest OnRequestExit"""
+    device_context device_manager TrainFaultTolerance ExitByRequest OnRequestExit tools
+    ConvertModelUtils ConvertNetUtils"""
 _PARALLEL = """
     build_searched_strategy get_ckpt_path_with_strategy load_distributed_checkpoint
-    merge_sliced_parameter restore_group_info_list"""
+    merge_sliced_parameter restore_group_info_list export_split_mindir"""
 _SUMMARY = "SummaryCollector SummaryLandscape SummaryRecord FlopsUtilizationCollector"
 
 ABSENT = {
@@ -90,7 +91,8 @@ ABSENT = {
     "mindspore.nn": _table(
         parallel="""PipelineCell PipelineGradReducer MicroBatchInterleaved
             AdaSumByDeltaWeightWrapCell AdaSumByGradWrapCell VirtualDatasetCellTriple""",
-        ascend="OptTFTWrapper"),
+        ascend="""OptTFTWrapper thor Conv2dThor DenseThor EmbeddingThor
+            EmbeddingLookupThor"""),
     "mindspore.numpy": _table(
         internal="""array_creations array_creations_module array_ops array_ops_module
             logic_module logic_ops math_module math_ops numeric_types utils utils_const
@@ -98,7 +100,7 @@ ABSENT = {
     "mindspore.train": _table(
         mindinsight=_SUMMARY + " summary",
         parallel=_PARALLEL,
-        ascend="TrainFaultTolerance",
+        ascend="TrainFaultTolerance ConvertModelUtils ConvertNetUtils train_thor",
         internal="""anf_ir_pb2 checkpoint_pb2 lineage_pb2 mind_ir_pb2 node_strategy_pb2
             summary_pb2"""),
     "mindspore.amp": _table(
