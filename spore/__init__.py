@@ -137,7 +137,7 @@ def __getattr__(name):
     subprocesses, which a script that never builds a pipeline does not need at start-up.
     MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
     import importlib
-    if name in ("dataset", "multiprocessing", "utils"):
+    if name in ("dataset", "multiprocessing", "utils", "onnx"):
         return importlib.import_module("." + name, __name__)
     if name in ("FileReader", "FileWriter", "SUCCESS"):       # MindRecord, as MindSpore has them
         return getattr(importlib.import_module(".mindrecord", __name__), name)
@@ -146,4 +146,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils"})
+    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils", "onnx"})

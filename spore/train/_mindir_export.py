@@ -370,10 +370,10 @@ _EXPORT = {
 _ALIASES = ("Identity", "StopGradient", "Depend")
 
 
-def export_mindir(net, inputs, file_name):
-    """Trace ``net`` on ``inputs`` in inference mode and write ``file_name`` (.mindir)."""
+def trace_inference(net, inputs, fmt):
+    """The compiled entry of ``net`` traced on ``inputs`` in inference mode (the network's
+    training flag restored after), for an export to ``fmt``."""
     from .._jit.api import JitFunction
-    from .._jit.ir import Value
     was_training = getattr(net, "training", False)
     if hasattr(net, "set_train"):
         net.set_train(False)
@@ -384,10 +384,17 @@ def export_mindir(net, inputs, file_name):
     finally:
         if hasattr(net, "set_train"):
             net.set_train(was_training)
-    graph = entry.graph
     if entry.uses_rng:
-        raise NotImplementedError("export of a network that draws random numbers in "
-                                  "inference mode is not supported")
+        raise NotImplementedError(f"export to {fmt} of a network that draws random numbers "
+                                  "in inference mode is not supported")
+    return entry
+
+
+def export_mindir(net, inputs, file_name):
+    """Trace ``net`` on ``inputs`` in inference mode and write ``file_name`` (.mindir)."""
+    from .._jit.ir import Value
+    entry = trace_inference(net, inputs, "MINDIR")
+    graph = entry.graph
     gname = f"{type(net).__name__}_construct"
     w = _Writer(gname)
     n_args = len(inputs)

@@ -179,29 +179,41 @@ def load(file_name, **kwargs):
 
 def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
     """``mindspore.export``: write ``net`` traced on ``inputs`` as a MindIR file
-    (``file_name`` gets the ``.mindir`` suffix when it lacks it); returns nothing."""
-    from .._tensor import Tensor
+    (``file_name`` gets the ``.mindir`` suffix when it lacks it) or, with
+    ``file_format="ONNX"``, an ONNX model (``.onnx``: NOTE: [ONNX export]); returns
+    nothing."""
     _check_file_name(file_name, "export")
     fmt = str(file_format).upper()
     if fmt not in ("MINDIR", "AIR", "ONNX"):
         raise ValueError(f"For 'export', 'file_format' must be one of ['AIR', 'ONNX', "
                          f"'MINDIR'], but got {file_format!r}.")
-    if fmt != "MINDIR":
-        raise NotImplementedError(f"spore.export writes MINDIR files only, not {fmt}")
+    if fmt == "AIR":
+        raise NotImplementedError("spore.export writes MINDIR and ONNX files; AIR is the "
+                                  "Ascend model format")
     for key in ("enc_key", "obf_config"):
         if kwargs.get(key) is not None:
             raise NotImplementedError(f"spore.export does not encrypt or obfuscate ({key})")
+    _check_export_inputs(inputs)
+    suffix = ".mindir" if fmt == "MINDIR" else ".onnx"
+    if not file_name.endswith(suffix):
+        file_name += suffix
+    parent = os.path.dirname(os.path.abspath(file_name))
+    os.makedirs(parent, exist_ok=True)
+    if fmt == "ONNX":
+        from ._onnx_export import export_onnx
+        export_onnx(net, inputs, file_name)
+    else:
+        export_mindir(net, inputs, file_name)
+
+
+def _check_export_inputs(inputs):
+    from .._tensor import Tensor
     if not inputs:
         raise ValueError("For 'export', give the network's example inputs after 'net'.")
     for x in inputs:
         if not isinstance(x, Tensor):
             raise TypeError(f"For 'export', the inputs must be Tensors, but got "
                             f"{type(x).__name__}.")
-    if not file_name.endswith(".mindir"):
-        file_name += ".mindir"
-    parent = os.path.dirname(os.path.abspath(file_name))
-    os.makedirs(parent, exist_ok=True)
-    export_mindir(net, inputs, file_name)
 
 
 def load_mindir(file_name):

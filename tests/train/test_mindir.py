@@ -197,8 +197,8 @@ def test_bad_input_errors(tmp_path):
     x = Tensor(np.ones((1, 3), np.float32))
     with pytest.raises(ValueError, match="file_format"):
         ms.export(net, x, file_name=str(tmp_path / "a"), file_format="PNG")
-    with pytest.raises(NotImplementedError, match="MINDIR files only"):
-        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="ONNX")
+    with pytest.raises(NotImplementedError, match="AIR is the Ascend model format"):
+        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="AIR")
     with pytest.raises(TypeError, match="Tensors"):
         ms.export(net, np.ones((1, 3)), file_name=str(tmp_path / "a"))
     with pytest.raises(ValueError, match="does not exist"):
