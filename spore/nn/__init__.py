@@ -24,7 +24,7 @@ def __getattr__(name):
     from .layer import extra
     if name in extra.__all__:
         return getattr(extra, name)        # the *Ext layers are mint.nn's, looked up on use
-    if name in ("metrics", "grad", "sparse"):              # MindSpore's module paths
+    if name in ("metrics", "grad", "sparse", "probability"):     # MindSpore's module paths
         return importlib.import_module(f"{__name__}.{name}")
     if name in ("Jvp", "Vjp"):
         return getattr(importlib.import_module(f"{__name__}.grad"), name)
