@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import mindspore as ms
 from mindspore import Tensor
 import mindspore.nn.probability.bijector as msb
 import mindspore.nn.probability.distribution as msd
