@@ -12,6 +12,11 @@ from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *              # noqa: F401,F403
 from ..train.metrics import *          # noqa: F401,F403,E402  (MindSpore exposes metrics in nn too)
 from .layer.more_layers import *       # noqa: F401,F403,E402
+from .layer.embedding_lookup import (EmbeddingLookup as EmbeddingLookup,  # noqa: E402
+                                     MultiFieldEmbeddingLookup as MultiFieldEmbeddingLookup)
+from .optim.adam import AdamOffload as AdamOffload  # noqa: E402
+from .utils import no_init_parameters as no_init_parameters  # noqa: E402
+from . import utils as utils  # noqa: E402
 from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
                           MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
                           ImageGradients, TimeDistributed)

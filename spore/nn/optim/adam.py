@@ -146,3 +146,14 @@ class AdamWeightDecay(Optimizer):
             ops.assign(m, next_m)
             ops.assign(v, next_v)
         return (True,) * len(gradients)
+
+
+class AdamOffload(Adam):
+    """Adam whose moment estimates MindSpore keeps in host memory to save device memory;
+    on Spore's CPU that is where every state lives, so it is :class:`Adam` with MindSpore's
+    ``AdamOffload`` signature."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale)
