@@ -394,6 +394,33 @@ class BatchNorm3d(_BatchNorm):
     _ranks = (5,)
 
 
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over (N, C, ...) whose batch statistics come from every rank's batch in
+    data-parallel training (``process_group``: a communication group's name; default the
+    world), as ``nn.SyncBatchNorm``; in one process it is BatchNorm."""
+    _ranks = (2, 3, 4, 5)
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype)
+        if process_group is not None and not isinstance(process_group, str):
+            raise TypeError(f"For 'SyncBatchNorm', the 'process_group' must be a group name "
+                            f"(str) or None, but got {type(process_group).__name__}.")
+        self.process_group = process_group
+
+    def construct(self, x):
+        from ...nn.layer.more_layers import synced_batch_norm, world_group_if_parallel
+        use_batch = self.training or not self.track_running_stats
+        group = world_group_if_parallel() if use_batch else None
+        if group is None or x.ndim not in self._ranks:
+            return super().construct(x)
+        if self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+        momentum = self.momentum if self.momentum is not None else 0.1
+        return synced_batch_norm(x, self.running_mean, self.running_var, self.weight,
+                                 self.bias, momentum, self.eps, self.process_group or group)
+
+
 class LayerNorm(Cell):
     """Normalise over the trailing ``normalized_shape`` dimensions."""
 

@@ -97,20 +97,101 @@ class LRN(Cell):
 
 
 class SyncBatchNorm(BatchNorm2d):
-    """Batch normalisation of (N, C, H, W) inputs whose statistics are synchronised across
-    devices in data-parallel training. In one process (no communication group initialised)
-    it is exactly BatchNorm2d, as MindSpore's is on one device; ``process_groups`` is
-    accepted."""
+    """Batch normalisation of (N, C, H, W) inputs whose batch statistics are computed over
+    every rank's batch in data-parallel training: the per-channel sums and counts, then
+    the centred sums of squares, are all-reduced (two small all-reduces per call, with
+    their gradients), so a step on R ranks of n samples normalises, and updates the
+    moving statistics, as BatchNorm2d on the R * n samples does. ``process_groups``
+    (lists of ranks) synchronises within each list instead. In one process it is exactly
+    BatchNorm2d, as MindSpore's is on one device."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
                  beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
                  use_batch_statistics=None, process_groups=None, dtype=float32):
         super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
                          moving_mean_init, moving_var_init, use_batch_statistics, dtype=dtype)
+        if process_groups is not None:
+            if not isinstance(process_groups, (list, tuple)) or not all(
+                    isinstance(g, (list, tuple)) and all(isinstance(r, int) for r in g)
+                    for g in process_groups):
+                raise TypeError("For 'SyncBatchNorm', the 'process_groups' must be a list of "
+                                f"lists of rank ids, but got {process_groups!r}.")
+            ranks = [r for g in process_groups for r in g]
+            if len(set(ranks)) != len(ranks):
+                raise ValueError("For 'SyncBatchNorm', a rank appears in two "
+                                 f"'process_groups': {process_groups!r}.")
         self.process_groups = process_groups
+        self._group = None
 
     def _rank_message(self, ndim):
         return f"For 'SyncBatchNorm', the in_shape must have 4 dims, but got {ndim}."
+
+    def _sync_group(self):
+        """The communication group to synchronise over, or None (one process, or this
+        rank alone in its group)."""
+        from ...communication import management as M
+        if world_group_if_parallel() is None:
+            return None
+        if self._group is None:
+            if self.process_groups is None:
+                self._group = M.GlobalComm.WORLD_COMM_GROUP
+            else:
+                me, mine = M.get_rank(), None
+                for k, ranks in enumerate(self.process_groups):   # collective: every rank
+                    name = f"sync_bn_{id(self)}_{k}"              # creates every group
+                    if len(ranks) > 1:
+                        M.create_group(name, list(ranks))
+                    if me in ranks:
+                        mine = name if len(ranks) > 1 else ""
+                self._group = mine if mine is not None else ""
+        return self._group or None
+
+    def construct(self, x):
+        self._check_input(x)
+        use_batch = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        group = self._sync_group() if use_batch else None
+        if group is None:
+            return super().construct(x)
+        return synced_batch_norm(x, self.moving_mean, self.moving_variance, self.gamma,
+                                 self.beta, self.momentum, self.eps, group)
+
+
+def world_group_if_parallel():
+    """The world group when communication is initialised over several ranks, else None."""
+    from ...communication import management as M
+    if not M.GlobalComm.INITED or M.get_group_size() == 1:
+        return None
+    return M.GlobalComm.WORLD_COMM_GROUP
+
+
+def synced_batch_norm(x, running_mean, running_var, weight, bias, momentum, eps, group):
+    """Batch normalisation over axis 1 with the statistics of every rank of ``group``'s
+    batch: the per-channel sums and counts, then the centred sums of squares, are
+    all-reduced (gradients flow through both). The running statistics (when given) move
+    by ``momentum``, the new batch's weight, the variance unbiased."""
+    from ...ops import AllReduce
+    reduce = AllReduce(group=group)
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    per_channel = (1, c) + (1,) * (x.ndim - 2)
+    xs = x.astype(float32)
+    count = Tensor(np.array([x.size // c], np.float32))
+    totals = reduce(ops.concat([xs.sum(axes), count]))
+    n = totals[c]
+    centred = xs - (totals[:c] / n).reshape(per_channel)
+    var = reduce((centred * centred).sum(axes)) / n
+    y = centred * ops.rsqrt(var + eps).reshape(per_channel)
+    if weight is not None:
+        y = y * weight.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    unbiased = var * (n / ops.maximum(n - 1, 1.0))
+    for stat, value in ((running_mean, totals[:c] / n), (running_var, unbiased)):
+        if stat is not None:
+            ops.assign(stat, stat * (1.0 - momentum)
+                       + ops.stop_gradient(value).astype(stat.dtype) * momentum)
+    return y.astype(x.dtype)
 
 
 def _image_pair(owner, img1, img2):
