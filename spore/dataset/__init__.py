@@ -114,5 +114,8 @@ ds = _sys.modules[__name__]  # MindSpore's module shows itself as ``ds``
 def __getattr__(name):
     """MindSpore names Spore leaves out on purpose raise NotImplementedError saying why
     (spore/_absent.py)."""
+    if name == "dataloader":        # MindSpore's PyTorch-style loading, imported on use
+        import importlib
+        return importlib.import_module(f"{__name__}.dataloader")
     from .. import _absent
     return _absent.missing(__name__, name)
