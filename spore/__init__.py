@@ -101,6 +101,7 @@ def is_tensor(obj):
 
 
 from_numpy = Tensor.from_numpy
+from ._storage import UntypedStorage as UntypedStorage  # noqa: E402
 from ._interop import (from_dlpack as from_dlpack, to_dlpack as to_dlpack,  # noqa: E402
                        frombuffer as frombuffer, seed as seed, swap_tensors as swap_tensors)
 

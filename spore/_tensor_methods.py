@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from . import _storage
 from . import ops
 from ._core import primitive as P
 from ._prims import math as M
@@ -480,6 +481,7 @@ def _attach():
         "clip": clip, "clamp": clip, "copy_": copy_, "copy": copy, "clone": copy,
         "fill_": fill_, "zero_": zero_, "uniform_": uniform_, "normal_": normal_,
         "masked_fill_": masked_fill_, "index_put_": index_put_, "detach": detach,
+        "untyped_storage": _storage.untyped_storage,
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
