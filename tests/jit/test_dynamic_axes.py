@@ -188,3 +188,31 @@ def test_varying_axes_are_grouped_by_size():
     assert varying_dims(spec((8, 3), (8,)), spec((5, 4), (5,))) == [[(0, 0), (1, 0)], [(0, 1)]]
     assert varying_dims(spec((8, 3), (8,)), spec((8, 3), (8,))) is None
     assert varying_dims(spec((8, 3), (8,)), spec((8, 3, 1), (8,))) is None
+
+
+def test_model_train_in_graph_mode_with_a_short_last_batch(graph_mode):
+    import spore.dataset as ds
+    r = _rng()
+    x = r.standard_normal((22, 4)).astype(np.float32)
+    y = r.integers(0, 3, 22).astype(np.int32)
+
+    def run(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3))
+        net.set_inputs(Tensor(shape=[None, 4], dtype=ms.float32))
+        losses = []
+
+        class Record(ms.train.Callback):
+            def on_train_step_end(self, run_context):
+                losses.append(float(run_context.original_args().net_outputs.asnumpy()))
+        data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(8)   # 8, 8, 6
+        model = ms.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.1))
+        model.train(3, data, callbacks=[Record()])
+        return losses, model
+    eager, _ = run(ms.PYNATIVE_MODE)
+    graph, model = run(ms.GRAPH_MODE)
+    assert len(eager) == 9
+    np.testing.assert_allclose(graph, eager, rtol=1e-6)
+    step = model._train_network._graph_construct       # the compiled TrainOneStepCell
+    assert ms.jit_report(step).compiled == 2            # batch 8, then the shared program
