@@ -29,7 +29,7 @@ from ._parameter import Parameter
 from ._tensor import Tensor
 from .nn.optim._checks import check_positive_int
 
-__all__ = ["auto_mixed_precision", "build_train_network", "get_white_list", "get_black_list",
+__all__ = ["AllFinite", "auto_mixed_precision", "build_train_network", "get_white_list", "get_black_list",
            "custom_mixed_precision", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "LossScaler", "StaticLossScaler", "DynamicLossScaler",
            "all_finite"]
@@ -435,6 +435,18 @@ def all_finite(inputs):
     for flag in flags[1:]:
         result = ops.logical_and(result, flag)
     return result
+
+
+class AllFinite:
+    """The primitive behind ``all_finite``: ``AllFinite()(gradients)`` is a 0-d bool
+    Tensor, whether every element of the tuple of tensors ``gradients`` is finite
+    (MindSpore 2.10's CPU build has no kernel for it)."""
+
+    def __call__(self, gradients):
+        if not isinstance(gradients, (tuple, list)) or not gradients:
+            raise TypeError("For 'AllFinite', the input must be a non-empty tuple of "
+                            f"Tensors, but got {type(gradients).__name__}.")
+        return all_finite(gradients)
 
 
 class LossScaler(ABC):

@@ -298,3 +298,13 @@ def test_real_layers(level, bn_input):
     out = amp.auto_mixed_precision(net, level).set_train()(X)
     assert out.dtype == F32 and seen == {"bn": bn_input, "dense": F16}
     assert all(p.dtype == F32 for p in net.get_parameters())
+
+
+def test_all_finite_primitive():
+    a = Tensor(np.array([1.0, 2.0], np.float32))
+    b = Tensor(np.array([np.inf], np.float32))
+    f = ms.amp.AllFinite()
+    assert bool(f((a,)).asnumpy()) is True and bool(f((a, b)).asnumpy()) is False
+    assert f([a, a]).dtype == ms.bool_ and f((a,)).shape == ()
+    with pytest.raises(TypeError, match="non-empty tuple"):
+        f(a)
