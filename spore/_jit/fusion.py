@@ -85,6 +85,12 @@ def trailing(small, shape):
         and small != tuple(shape)
 
 
+def _readable(small, shape):
+    """Whether a Numba kernel over ``shape`` reads an input of shape ``small`` without
+    expanding it: one element (read as a scalar) or a trailing broadcast."""
+    return (int(np.prod(small)) == 1 and len(small) <= len(shape)) or trailing(small, shape)
+
+
 def _eligible(node, numba=False):
     """The output shape of a fusible node, else None. With ``numba`` (Numba kernels are
     on) nodes that have a scalar Numba form fuse from ``NUMBA_MIN_ELEMENTS``."""
@@ -100,7 +106,7 @@ def _eligible(node, numba=False):
     for x in node.inputs:
         if isinstance(x, Value):
             if x.aval.shape not in (shape, ()) and not (
-                    numba and trailing(x.aval.shape, shape) and kernelgen.supports(node)):
+                    numba and _readable(x.aval.shape, shape) and kernelgen.supports(node)):
                 return None
             items.append(x.aval)
         elif isinstance(x, (bool, int, float)):
@@ -133,7 +139,7 @@ def fuse(graph):
         nonlocal changed
         if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
                              and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
-            out_nodes.append(_group_node(run, run_shape, users, keep, end))
+            out_nodes.append(_group_node(run, run_shape, users, keep, end, numba))
             changed = True
         else:
             out_nodes.extend(run)
@@ -154,13 +160,33 @@ def fuse(graph):
     flush(len(graph.nodes))
     if not changed:
         return graph, False
-    return graph.copy(nodes=out_nodes), True
+    from .passes import dce
+    return dce(graph.copy(nodes=out_nodes))[0], True    # broadcasts the kernels read
 
 
-def _group_node(run, shape, users, keep, end):
+def _unbroadcast(x, shape, numba):
+    """The value a Numba kernel over ``shape`` reads for the group input ``x``: where ``x``
+    is a ``BroadcastTo`` of one element or of a trailing shape, its source (the kernel
+    reads it in place; the broadcast view's stride-0 flat form is not contiguous and
+    would be copied on every call, W3's mean gradient), else ``x``."""
+    node = x.node
+    if not numba or node is None or node.prim.name != "BroadcastTo":
+        return x
+    src = node.inputs[0]
+    if isinstance(src, Value) and src.aval.dtype == x.aval.dtype \
+            and _readable(src.aval.shape, shape):
+        return src
+    return x
+
+
+def _group_node(run, shape, users, keep, end, numba=False):
     defined = {v for n in run for v in n.outputs}
     ext = []
-    for n in run:
+    for k, n in enumerate(run):
+        read = tuple(_unbroadcast(x, shape, numba) if isinstance(x, Value) and x not in defined
+                     else x for x in n.inputs)
+        if read != n.inputs:          # a copy: the unfused graph keeps its node
+            run[k] = n = Node(n.prim, read, n.attrs, n.outputs, n.written, n.loc)
         for x in n.inputs:
             if isinstance(x, Value) and x not in defined and x not in ext:
                 ext.append(x)

@@ -4,11 +4,12 @@ NOTE: [Numba fusion kernels]
 A ``FusedElementwise`` group (spore/_jit/fusion.py) whose ops all appear in ``_OPS``
 and whose values are float32, float64 or bool becomes one Numba function: a flat loop
 over the elements that reads each input once, computes every op on scalars and
-writes the values used after the group. Inputs have the group's shape, are 0-d, or
-broadcast along leading axes (``fusion.trailing``: flat, such an input repeats every
-``size`` elements, so tiles also stop at multiples of its size and read it as one
-contiguous slice); so a flat index serves them all and the kernel does not depend on
-the shape, the rank or the broadcast sizes: its source is determined by
+writes the values used after the group. Inputs have the group's shape, hold one
+element (0-d or not: read once as a scalar, ``scalar``), or broadcast along leading
+axes (``fusion.trailing``: flat, such an input repeats every ``size`` elements, so
+tiles also stop at multiples of its size and read it as one contiguous slice); so a
+flat index serves them all and the kernel does not depend on the shape, the rank or
+the broadcast sizes: its source is determined by
 the group's structure (ops, wiring, literal values) and dtypes, and **the source is
 the key** of the in-memory cache and, hashed, the name of the file it is written to
 under the disk cache (``$SPORE_CACHE_DIR``, default ``~/.cache/spore``, then
@@ -104,6 +105,13 @@ def approximated(node):
     """Whether this node is a float32 transcendental that the approximations serve:
     worth a kernel of its own (one op) since they beat NumPy's ufunc."""
     return node.prim.name in _APPROX and _dtype_name(node.outputs[0].aval) == "float32"
+
+
+def scalar(v):
+    """Whether the kernel reads input ``v`` as one scalar: a 0-d value, or one element
+    broadcast over the group (the ``(1, 1)`` sensitivity of a mean's gradient); its flat
+    view's first element is the value."""
+    return v.aval.size == 1
 
 
 def _literal(x, compute):
@@ -235,7 +243,7 @@ def kernel_source(group):
         dt = _dtype_name(v.aval)
         sig.append(_READONLY[dt])
         params.append(f"x{i}")
-        if v.aval.shape == ():
+        if scalar(v):
             head.append(f"    a{i} = x{i}[0]")
     for j, v in enumerate(g.outputs):
         sig.append(f"T.{_dtype_name(v.aval)}[::1]")
@@ -245,10 +253,10 @@ def kernel_source(group):
     # per-tile views indexed from 0: LLVM then knows the index is not negative (no
     # wrap-around select) and vectorises; x[s + j] on the whole array it does not
     full = tuple(group.shape)
-    bcast = [i for i, v in enumerate(g.inputs) if v.aval.shape not in ((), full)]
+    bcast = [i for i, v in enumerate(g.inputs) if v.aval.shape != full and not scalar(v)]
     views = [f"        t{i} = x{i}[s:e]" if i not in bcast else
              f"        t{i} = x{i}[s % x{i}.size:s % x{i}.size + m]"
-             for i, v in enumerate(g.inputs) if v.aval.shape != ()]
+             for i, v in enumerate(g.inputs) if not scalar(v)]
     views += [f"        p{j} = o{j}[s:e]" for j in range(len(g.outputs))]
     functions, calls, by_text = [], [], {}
     for k, seg in enumerate(segments):
@@ -267,7 +275,7 @@ def kernel_source(group):
             if x not in names:
                 if x in in_index:
                     i = in_index[x]
-                    if x.aval.shape == ():
+                    if scalar(x):
                         names[x] = use(f"a{i}")
                         return names[x]
                     src = f"{use(f't{i}')}[j]"
@@ -445,9 +453,11 @@ def compile_group(group, executor):
 
 def _runner(group, kernel, executor, source):
     """A fixed-arity Python wrapper (the per-call cost matters for a 1024-element tanh):
-    allocate the outputs, pass flat views, split large groups over two threads. A flat
-    view of a strided 1-D input is not contiguous: the kernel's signature refuses it
-    (TypeError) and the call is retried with contiguous copies."""
+    allocate the outputs, pass flat views, split large groups over two threads. The
+    kernel's signature takes C-contiguous arrays only: an input that is not (a
+    transposed or strided view, a stride-0 broadcast) is copied first. The test is a
+    flag read; calling the kernel and catching Numba's TypeError instead cost ~0.7 ms
+    per call (W3's broadcast mean gradient made O1 slower than O0)."""
     from .codegen import register_source
     from .fusion import _threads
     g = group.graph
@@ -457,30 +467,21 @@ def _runner(group, kernel, executor, source):
     ins = [f"x{i}" for i in range(len(g.inputs))]
     outs = [f"r{j}" for j in range(len(g.outputs))]
     lines = [f"def run({', '.join(ins)}):"]
+    for x in ins:
+        lines.append(f"    {x} = ({x} if {x}.flags.c_contiguous else _contiguous({x}))"
+                     ".reshape(-1)")
     for j, v in enumerate(g.outputs):
         glob[f"s{j}"], glob[f"d{j}"] = tuple(v.aval.shape), np.dtype(v.aval.dtype)
         lines.append(f"    r{j} = _empty(s{j}, d{j})")
-    flat_in = ", ".join(f"{x}.reshape(-1)" for x in ins)
-    flat_out = ", ".join(f"{r}.reshape(-1)" for r in outs)
-    args = ", ".join(a for a in (flat_in, flat_out) if a)
-    safe = ", ".join(a for a in (", ".join(f"_contiguous({x}).reshape(-1)" for x in ins),
-                                 flat_out) if a)
+    args = ", ".join(ins + [f"{r}.reshape(-1)" for r in outs])
     if _threads() > 1 and n_total >= PARALLEL_MIN:
         half = (n_total // 2) & ~63
         lines += [f"    a = ({args},)",
-                  "    try:",
-                  f"        job = _executor().submit(_kernel, {half}, _n, *a)",
-                  f"        _kernel(0, {half}, *a)",
-                  "    except TypeError:",
-                  f"        a = ({safe},)",
-                  f"        job = _executor().submit(_kernel, {half}, _n, *a)",
-                  f"        _kernel(0, {half}, *a)",
+                  f"    job = _executor().submit(_kernel, {half}, _n, *a)",
+                  f"    _kernel(0, {half}, *a)",
                   "    job.result()"]
     else:
-        lines += ["    try:",
-                  f"        _kernel(0, _n, {args})",
-                  "    except TypeError:",
-                  f"        _kernel(0, _n, {safe})"]
+        lines += [f"    _kernel(0, _n, {args})"]
     lines.append(f"    return ({', '.join(outs)},)")
     text = "\n".join(lines) + "\n"
     ns = {}
