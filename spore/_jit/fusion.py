@@ -55,9 +55,10 @@ class Group:
 
     _ids = itertools.count()
 
-    def __init__(self, graph, shape):
+    def __init__(self, graph, shape, reductions=()):
         self.graph = graph
         self.shape = shape
+        self.reductions = list(reductions)    # nodes of graph.nodes: NOTE: [Fused reductions]
         self.id = next(Group._ids)
 
     @property
@@ -125,33 +126,45 @@ def _eligible(node, numba=False):
 def fuse(graph):
     """Replace each run of two or more consecutive fusible nodes of one shape by a
     ``FusedElementwise`` node (with Numba kernels on, also a single large float32
-    ``tanh``, ``exp``, ``sigmoid`` or ``erf``: its approximation beats NumPy's ufunc)."""
+    ``tanh``, ``exp``, ``sigmoid`` or ``erf``: its approximation beats NumPy's ufunc;
+    and the sums and means of the run's values that ``reduction`` admits, NOTE:
+    [Fused reductions])."""
     numba = kernelgen.available()
-    users = {}
+    users, reducers = {}, {}
     for k, n in enumerate(graph.nodes):
         for x in n.inputs:
             if isinstance(x, Value):
                 users.setdefault(x, []).append(k)
+        if numba and reduction(n) is not None:
+            reducers.setdefault(n.inputs[0], []).append(k)
     keep = set(graph.outputs)
     out_nodes, run, run_shape, changed = [], [], None, False
+    absorbed = set()                  # indices of reductions moved into a group
 
     def flush(end):
         nonlocal changed
-        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
-                             and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
-            out_nodes.append(_group_node(run, run_shape, users, keep, end, numba))
+        reds = _reductions_of(run, run_shape, reducers) if numba else []
+        if len(run) >= 2 or reds or (numba and run and kernelgen.approximated(run[0])
+                                     and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
+            absorbed.update(reds)
+            out_nodes.append(_group_node(run, run_shape, users, keep, end, numba,
+                                         [graph.nodes[k] for k in reds], absorbed))
             changed = True
         else:
             out_nodes.extend(run)
         run.clear()
 
     for k, node in enumerate(graph.nodes):
+        if k in absorbed:
+            continue
         shape = _eligible(node, numba)
         if shape is not None and (not run or shape == run_shape):
             run.append(node)
             run_shape = shape
             continue
         flush(k)
+        if k in absorbed:
+            continue
         if shape is not None:
             run.append(node)
             run_shape = shape
@@ -162,6 +175,51 @@ def fuse(graph):
         return graph, False
     from .passes import dce
     return dce(graph.copy(nodes=out_nodes))[0], True    # broadcasts the kernels read
+
+
+# NOTE: [Fused reductions]
+# With Numba, a ``ReduceSum`` or ``ReduceMean`` (float32/float64, no ``dtype``) of a
+# value a fused run computes, over all its axes or over leading ones (a loss's mean, a
+# bias gradient's sum over the batch), joins the run's kernel wherever it stands in
+# the graph (a reduction is pure and reads that one value, so it may run as soon as
+# the value exists). The kernel adds each tile into float64 accumulators instead of
+# writing the value out for NumPy to read again: a full reduction sums the tile
+# (vectorised: float64 re-association only inside that sum), a leading one adds the
+# tile into the accumulator row it covers. Every call runs as two halves split where
+# the shape says (one on the pool when threads are on, both on the caller otherwise),
+# each with accumulators of its own, added at the end: the result does not depend on
+# the thread count. float64 accumulation makes it more accurate than NumPy's float32
+# sums, so fused and unfused agree to float32 rounding, not bit for bit.
+_REDUCTIONS = ("ReduceSum", "ReduceMean")
+
+
+def reduction(node):
+    """``"full"`` or ``"leading"`` for a sum or mean a fused kernel can compute, else
+    None (NOTE: [Fused reductions])."""
+    if node.prim.name not in _REDUCTIONS or node.written or len(node.inputs) != 1:
+        return None
+    (x,) = node.inputs
+    attrs = node.attrs
+    if not isinstance(x, Value) or attrs.get("dtype") is not None \
+            or set(attrs) - {"axis", "keepdims", "dtype"} \
+            or x.aval.dtype not in (np.float32, np.float64) \
+            or node.outputs[0].aval.dtype != x.aval.dtype:
+        return None
+    ndim = len(x.aval.shape)
+    axis = attrs.get("axis")
+    axis = tuple(range(ndim)) if axis is None else tuple(axis)
+    if ndim == 0 or axis != tuple(range(len(axis))) or not axis:
+        return None
+    return "full" if len(axis) == ndim else "leading"
+
+
+def _reductions_of(run, shape, reducers):
+    """Indices of the reductions of values of ``run`` (all of whose ops have a Numba
+    form) that its kernel computes."""
+    if not run or not all(kernelgen.supports(n) for n in run):
+        return []
+    return sorted(k for n in run for v in n.outputs if v.aval.shape == shape
+                  for k in reducers.get(v, ()))
 
 
 def _unbroadcast(x, shape, numba):
@@ -179,7 +237,7 @@ def _unbroadcast(x, shape, numba):
     return x
 
 
-def _group_node(run, shape, users, keep, end, numba=False):
+def _group_node(run, shape, users, keep, end, numba=False, reductions=(), absorbed=()):
     defined = {v for n in run for v in n.outputs}
     ext = []
     for k, n in enumerate(run):
@@ -191,12 +249,13 @@ def _group_node(run, shape, users, keep, end, numba=False):
             if isinstance(x, Value) and x not in defined and x not in ext:
                 ext.append(x)
     escaping = [v for n in run for v in n.outputs
-                if v in keep or any(k >= end for k in users.get(v, ()))]
+                if v in keep or any(k >= end and k not in absorbed for k in users.get(v, ()))]
+    escaping += [r.outputs[0] for r in reductions]
     sub = Graph(f"fused_{run[0].prim.name}")
     sub.inputs = list(ext)
-    sub.nodes = list(run)
+    sub.nodes = list(run) + list(reductions)
     sub.outputs = escaping
-    group = Group(sub, shape)
+    group = Group(sub, shape, reductions)
     node = Node(fused_p, ext, {"group": group}, (), loc=run[0].loc)
     node.outputs = tuple(escaping)
     for v in escaping:
@@ -220,6 +279,9 @@ def compile_group(group, specialize):
     compiled = kernelgen.compile_group(group, _executor)
     if compiled is not None:
         return compiled
+    if group.reductions:              # the kernel failed: its ops as the unfused graph
+        from .codegen import generate
+        return generate(group.graph, reuse_buffers=False).fn
     return _tiled(group, specialize)
 
 

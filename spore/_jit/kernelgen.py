@@ -204,10 +204,12 @@ def kernel_source(group):
     a loop over tiles, each tile running the group's segments as loops of their own
     (NOTE: [Segmented fused kernels])."""
     g = group.graph
-    if not all(supports(n) for n in g.nodes):
+    reductions = getattr(group, "reductions", ())
+    nodes = [n for n in g.nodes if n not in reductions]
+    if not all(supports(n) for n in nodes):
         return None
-    pairs = _pairs(g.nodes)
-    segments = _segments(g.nodes, pairs)
+    pairs = _pairs(nodes)
+    segments = _segments(nodes, pairs)
     seg_of = {}                               # value -> segment defining it
     for k, seg in enumerate(segments):
         for n in seg:
@@ -222,6 +224,9 @@ def kernel_source(group):
                     last_use[x] = k
     out_index = {v: j for j, v in enumerate(g.outputs)}
     in_index = {v: i for i, v in enumerate(g.inputs)}
+    reduced = {r.outputs[0]: r for r in reductions}     # outputs that are accumulators
+    for r in reductions:                      # read after the last segment
+        last_use[r.inputs[0]] = len(segments)
     # tile buffers for values read after their segment (outputs are read back instead)
     buffers, free, buf_of = [], {}, {}
     for k in range(len(segments)):
@@ -246,7 +251,7 @@ def kernel_source(group):
         if scalar(v):
             head.append(f"    a{i} = x{i}[0]")
     for j, v in enumerate(g.outputs):
-        sig.append(f"T.{_dtype_name(v.aval)}[::1]")
+        sig.append("T.float64[::1]" if v in reduced else f"T.{_dtype_name(v.aval)}[::1]")
         params.append(f"o{j}")
     for b, dt in enumerate(buffers):
         head.append(f"    b{b} = np.empty({TILE}, np.{'bool_' if dt == 'boolean' else dt})")
@@ -257,7 +262,9 @@ def kernel_source(group):
     views = [f"        t{i} = x{i}[s:e]" if i not in bcast else
              f"        t{i} = x{i}[s % x{i}.size:s % x{i}.size + m]"
              for i, v in enumerate(g.inputs) if not scalar(v)]
-    views += [f"        p{j} = o{j}[s:e]" for j in range(len(g.outputs))]
+    views += [f"        p{j} = o{j}[s:e]" for j, v in enumerate(g.outputs) if v not in reduced]
+    leading = [j for j, v in enumerate(g.outputs)
+               if v in reduced and fusion_reduction(reduced[v]) == "leading"]
     functions, calls, by_text = [], [], {}
     for k, seg in enumerate(segments):
         body, used, names = [], [], {}
@@ -336,27 +343,72 @@ def kernel_source(group):
         # one function per segment: LLVM inlines the approximations into each short
         # loop and vectorises it (inside one huge function it stops inlining them)
         *functions,
+        *(_TILE_SUM if reductions else ()),
         f"@njit(T.void(T.int64, T.int64, {', '.join(sig)}), cache=True, nogil=True,",
         "      boundscheck=False, error_model='numpy')",
         f"def kernel(start, stop, {', '.join(params)}):",
         *head,
-        *(_tile_loop(bcast)),
+        *(_tile_loop([f"x{i}.size" for i in bcast] + [f"o{j}.size" for j in leading])),
         *views,
         *calls,
+        *_accumulate(g, reduced, buf_of, out_index),
         "",
     ]
     return "\n".join(lines)
 
 
-def _tile_loop(bcast):
-    """The head of the loop over tiles. With trailing-broadcast inputs (``bcast``) a tile
-    also stops at each multiple of the smallest one's size (the sizes of trailing
-    shapes divide each other), so every input's tile is one contiguous slice."""
-    if not bcast:
+def fusion_reduction(node):
+    from .fusion import reduction
+    return reduction(node)
+
+
+_TILE_SUM = [
+    # float64 re-association inside one tile's sum only: it vectorises (NOTE: [Fused
+    # reductions] in spore/_jit/fusion.py)
+    "@njit(cache=True, nogil=True, boundscheck=False, fastmath={'reassoc'})",
+    "def tile_sum(m, q):",
+    "    s = 0.0",
+    "    for j in range(m):",
+    "        s += np.float64(q[j])",
+    "    return s",
+    "",
+    "",
+    "@njit(cache=True, nogil=True, boundscheck=False)",
+    "def tile_add(m, a, q):",
+    "    for j in range(m):",
+    "        a[j] += np.float64(q[j])",
+    "",
+    ""]
+
+
+def _accumulate(g, reduced, buf_of, out_index):
+    """The tile loop's last lines: each fused reduction adds the tile of the value it
+    reduces (in a tile buffer, or the output's tile) into its accumulator ``o{j}``: one
+    float64 for a full reduction, a row of the kept trailing size for a leading one."""
+    lines = []
+    for j, v in enumerate(g.outputs):
+        r = reduced.get(v)
+        if r is None:
+            continue
+        x = r.inputs[0]
+        tile = f"b{buf_of[x]}" if x in buf_of else f"p{out_index[x]}"
+        if fusion_reduction(r) == "full":
+            lines.append(f"        o{j}[0] += tile_sum(m, {tile})  # {r.prim.name}")
+        else:
+            lines.append(f"        tile_add(m, o{j}[s % o{j}.size:s % o{j}.size + m], {tile})"
+                         f"  # {r.prim.name}")
+    return lines
+
+
+def _tile_loop(sizes):
+    """The head of the loop over tiles. With trailing-broadcast inputs or leading
+    reductions (``sizes``: their sizes' expressions) a tile also stops at each multiple
+    of the smallest one's size (the sizes of trailing shapes divide each other), so
+    every such tile is one contiguous slice."""
+    if not sizes:
         return [f"    for s in range(start, stop, {TILE}):",
                 f"        e = min(s + {TILE}, stop)",
                 "        m = e - s"]
-    sizes = [f"x{i}.size" for i in bcast]
     return [f"    r = {sizes[0] if len(sizes) == 1 else 'min(' + ', '.join(sizes) + ')'}",
             "    e = start",
             "    while e < stop:",
@@ -466,22 +518,46 @@ def _runner(group, kernel, executor, source):
             "_contiguous": np.ascontiguousarray, "_n": n_total}
     ins = [f"x{i}" for i in range(len(g.inputs))]
     outs = [f"r{j}" for j in range(len(g.outputs))]
+    reduced = {r.outputs[0]: r for r in getattr(group, "reductions", ())}
     lines = [f"def run({', '.join(ins)}):"]
     for x in ins:
         lines.append(f"    {x} = ({x} if {x}.flags.c_contiguous else _contiguous({x}))"
                      ".reshape(-1)")
+    first, second, finish = list(ins), list(ins), []
     for j, v in enumerate(g.outputs):
         glob[f"s{j}"], glob[f"d{j}"] = tuple(v.aval.shape), np.dtype(v.aval.dtype)
-        lines.append(f"    r{j} = _empty(s{j}, d{j})")
-    args = ", ".join(ins + [f"{r}.reshape(-1)" for r in outs])
-    if _threads() > 1 and n_total >= PARALLEL_MIN:
-        half = (n_total // 2) & ~63
-        lines += [f"    a = ({args},)",
+        if v in reduced:                      # two float64 accumulators, one per half
+            size = v.aval.size
+            glob["_zeros"], glob[f"c{j}"] = np.zeros, float(n_total // size)
+            lines.append(f"    w{j} = _zeros({2 * size})")
+            first.append(f"w{j}[:{size}]")
+            second.append(f"w{j}[{size}:]")
+            total = f"(w{j}[:{size}] + w{j}[{size}:])"
+            if reduced[v].prim.name == "ReduceMean":
+                total += f" / c{j}"
+            finish.append(f"    r{j} = ({total}).astype(d{j}).reshape(s{j})")
+        else:
+            lines.append(f"    r{j} = _empty(s{j}, d{j})")
+            first.append(f"r{j}.reshape(-1)")
+            second.append(f"r{j}.reshape(-1)")
+    half = (n_total // 2) & ~63
+    parallel = _threads() > 1 and n_total >= PARALLEL_MIN
+    if reduced:      # always two halves (NOTE: [Fused reductions]): bits independent of threads
+        if parallel:
+            lines += [f"    job = _executor().submit(_kernel, {half}, _n, {', '.join(second)})",
+                      f"    _kernel(0, {half}, {', '.join(first)})",
+                      "    job.result()"]
+        else:
+            lines += [f"    _kernel(0, {half}, {', '.join(first)})",
+                      f"    _kernel({half}, _n, {', '.join(second)})"]
+        lines += finish
+    elif parallel:
+        lines += [f"    a = ({', '.join(first)},)",
                   f"    job = _executor().submit(_kernel, {half}, _n, *a)",
                   f"    _kernel(0, {half}, *a)",
                   "    job.result()"]
     else:
-        lines += [f"    _kernel(0, _n, {args})"]
+        lines += [f"    _kernel(0, _n, {', '.join(first)})"]
     lines.append(f"    return ({', '.join(outs)},)")
     text = "\n".join(lines) + "\n"
     ns = {}

@@ -1,0 +1,153 @@
+"""O1 with Numba: sums and means of fused values are computed inside the fused kernel
+(NOTE: [Fused reductions] in spore/_jit/fusion.py)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import spore as ms
+from spore import nn, ops, Tensor, _native
+from spore._jit import fusion, kernelgen
+from tests.jit.test_fusion_numba import close, groups
+
+pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
+
+
+def names(fn):
+    return [n.prim.name for g in ms.jit_report(fn).graphs for n in g.nodes]
+
+
+def data(*shapes, seed=0, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    return [Tensor(rng.standard_normal(s).astype(dtype)) for s in shapes]
+
+
+def reference(f, *args):
+    """``f`` run eagerly in float64: the value both levels approximate."""
+    out = f(*(Tensor(a.asnumpy().astype(np.float64)) for a in args))
+    return [o.asnumpy() for o in (out if isinstance(out, tuple) else (out,))]
+
+
+def test_the_mse_loss_tail_is_one_kernel():
+    def f(p, y):
+        d = ops.relu(p) - y
+        return (d * d).mean()
+    p, y = data((32, 1024), (32, 1024))
+    f1 = ms.jit(f, jit_level="O1")
+    got = f1(p, y).asnumpy()
+    assert got.shape == () and got.dtype == np.float32
+    (want,) = reference(f, p, y)
+    close(got, want, rtol=1e-6)
+    close(got, ms.jit(f, jit_level="O0")(p, y).asnumpy(), rtol=1e-5)
+    assert names(f1) == ["FusedElementwise"] and ms.jit_report(f1).kernel_count == 1
+    (group,) = groups(f1)
+    assert [n.prim.name for n in group.reductions] == ["ReduceMean"]
+    assert "tile_sum(m, " in kernelgen.kernel_source(group)
+
+
+def test_a_bias_gradient_sum_joins_the_kernel_across_a_matmul():
+    # the sum over the batch stands after the matmul reading the same value
+    def f(d, x, w):
+        g = ops.relu(d) * 2.0 + d
+        return ops.matmul(x.T, g), g.sum(0), g.sum(axis=(0, 1), keepdims=True)
+    d, x, w = data((64, 96), (64, 48), (48, 96), seed=1)
+    f1 = ms.jit(f, jit_level="O1")
+    got = f1(d, x, w)
+    for a, b, c in zip(got, ms.jit(f, jit_level="O0")(d, x, w), reference(f, d, x, w)):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        close(a.asnumpy(), c, rtol=2e-6, atol=1e-5)
+    assert "ReduceSum" not in names(f1)
+    (group,) = groups(f1)
+    assert [n.prim.name for n in group.reductions] == ["ReduceSum", "ReduceSum"]
+    assert "tile_add(m, " in kernelgen.kernel_source(group)
+
+
+def test_a_reduction_of_a_value_it_does_not_compute_stays_apart():
+    f1 = ms.jit(lambda x: (ops.exp(x) * 2.0, x.sum(0)), jit_level="O1")
+    f1(*data((64, 64)))
+    assert "ReduceSum" in names(f1)
+
+
+def test_other_axes_and_dtypes_stay_apart():
+    def f(x):
+        y = ops.relu(x) * 2.0
+        return y.sum(1), y.max(), y.sum(dtype=ms.float64)
+    f1 = ms.jit(f, jit_level="O1")
+    f1(*data((64, 64)))
+    assert not groups(f1)[0].reductions
+
+
+@pytest.mark.parametrize("shape", [(300, 500), (4, 97, 33)])
+def test_one_thread_and_two_give_the_same_bits(monkeypatch, shape):
+    def f(x, b):
+        y = ops.tanh(x) * b + 0.5
+        return y.mean(), y.sum(0)
+    x, b = data(shape, shape[-1:], seed=2)
+    results = []
+    for n in ("1", "2"):
+        monkeypatch.setenv("SPORE_NUM_THREADS", n)
+        results.append([o.asnumpy() for o in ms.jit(f, jit_level="O1")(x, b)])
+    for a, c in zip(*results):
+        np.testing.assert_array_equal(a, c)
+
+
+def test_a_kernel_failure_runs_the_group_unfused(monkeypatch):
+    monkeypatch.setattr(kernelgen, "load", lambda source: None)
+    def f(x):
+        y = ops.relu(x) - 1.0
+        return (y * y).mean(), y.sum(0)
+    (x,) = data((64, 64), seed=3)
+    got = ms.jit(f, jit_level="O1")(x)
+    want = ms.jit(f, jit_level="O0")(x)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_the_w3_step_fuses_its_loss_mean_and_bias_gradient():
+    net = nn.Dense(256, 256)
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(ops.relu(net(a)), b), None,
+                                opt.parameters)
+
+    def step(a, b):
+        loss, grads = grad_fn(a, b)
+        return ops.depend(loss, opt(grads))
+    f = ms.jit(step, jit_level="O1")
+    a, b = data((32, 256), (32, 256), seed=4)
+    f(a, b)
+    assert "ReduceMean" not in names(f) and "ReduceSum" not in names(f)
+    assert sorted(n.prim.name for g in groups(f) for n in g.reductions) == \
+        ["ReduceMean", "ReduceSum"]
+
+
+UNARY = [ops.tanh, ops.sigmoid, ops.relu, ops.abs, lambda t: t * 0.5, lambda t: t + 1.0,
+         lambda t: ops.exp(ops.tanh(t))]                  # values stay moderate
+BINARY = [ops.add, ops.sub, ops.maximum, lambda a, b: a * ops.tanh(b)]
+REDUCE = [lambda t: t.sum(), lambda t: t.mean(), lambda t: t.sum(0),
+          lambda t: t.mean(0, keep_dims=True)]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1),
+                          st.integers(0, 3)), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, len(REDUCE) - 1), st.integers(0, 7)),
+                min_size=1, max_size=3),
+       st.sampled_from([(64, 100), (3, 40, 50), (300,)]),
+       st.sampled_from([np.float32, np.float64]))
+def test_random_graphs_with_reductions_match_the_unfused_graph(program, reds, shape, dtype):
+    def f(a, b):
+        vals = [a, b]
+        for u, bi, pick in program:
+            x = UNARY[u](vals[pick % len(vals)])
+            vals.append(BINARY[bi](x, vals[-1]))
+        return tuple(REDUCE[r](vals[2 + pick % (len(vals) - 2)]) for r, pick in reds) \
+            + (vals[-1],)
+    a, b = (Tensor(np.clip(t.asnumpy(), -2, 2)) for t in data(shape, shape, seed=5,
+                                                                 dtype=dtype))
+    got = ms.jit(f, jit_level="O1")(a, b)
+    want = ms.jit(f, jit_level="O0")(a, b)
+    exact = reference(f, a, b)
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    for g, w, e in zip(got, want, exact):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        scale = np.abs(e).max() + 1.0         # a sum's error scales with its terms
+        close(g.asnumpy(), e, rtol=rtol, atol=rtol * scale * 8)
