@@ -143,9 +143,11 @@ def fuse(graph):
 
     def flush(end):
         nonlocal changed
-        reds = _reductions_of(run, run_shape, reducers) if numba else []
-        if len(run) >= 2 or reds or (numba and run and kernelgen.approximated(run[0])
-                                     and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
+        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
+                             and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
+            # reductions join a kernel that forms anyway: one cheap op and a sum (W5's
+            # position gradient) do not pay a kernel's compilation on a cold start
+            reds = _reductions_of(run, run_shape, reducers) if numba else []
             absorbed.update(reds)
             out_nodes.append(_group_node(run, run_shape, users, keep, end, numba,
                                          [graph.nodes[k] for k in reds], absorbed))
@@ -180,7 +182,8 @@ def fuse(graph):
 # NOTE: [Fused reductions]
 # With Numba, a ``ReduceSum`` or ``ReduceMean`` (float32/float64, no ``dtype``) of a
 # value a fused run computes, over all its axes or over leading ones (a loss's mean, a
-# bias gradient's sum over the batch), joins the run's kernel wherever it stands in
+# bias gradient's sum over the batch), joins the run's kernel (one that forms anyway:
+# a single cheap op and a sum do not pay a compilation) wherever it stands in
 # the graph (a reduction is pure and reads that one value, so it may run as soon as
 # the value exists). The kernel adds each tile into float64 accumulators instead of
 # writing the value out for NumPy to read again: a full reduction sums the tile

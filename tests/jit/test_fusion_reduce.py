@@ -67,6 +67,12 @@ def test_a_reduction_of_a_value_it_does_not_compute_stays_apart():
     assert "ReduceSum" in names(f1)
 
 
+def test_one_cheap_op_and_a_sum_are_not_worth_a_kernel():
+    f1 = ms.jit(lambda x, y: (x + y).sum(0), jit_level="O1")
+    f1(*data((64, 64), (64, 64)))
+    assert names(f1) == ["Add", "ReduceSum"]
+
+
 def test_other_axes_and_dtypes_stay_apart():
     def f(x):
         y = ops.relu(x) * 2.0
