@@ -264,7 +264,7 @@ def kernel_source(group):
              for i, v in enumerate(g.inputs) if not scalar(v)]
     views += [f"        p{j} = o{j}[s:e]" for j, v in enumerate(g.outputs) if v not in reduced]
     leading = [j for j, v in enumerate(g.outputs)
-               if v in reduced and fusion_reduction(reduced[v]) == "leading"]
+               if v in reduced and _reduction_kind(reduced[v]) == "leading"]
     functions, calls, by_text = [], [], {}
     for k, seg in enumerate(segments):
         body, used, names = [], [], {}
@@ -357,7 +357,9 @@ def kernel_source(group):
     return "\n".join(lines)
 
 
-def fusion_reduction(node):
+def _reduction_kind(node):
+    """``fusion.reduction``: "full" or "leading" (imported here, as fusion imports this
+    module)."""
     from .fusion import reduction
     return reduction(node)
 
@@ -392,7 +394,7 @@ def _accumulate(g, reduced, buf_of, out_index):
             continue
         x = r.inputs[0]
         tile = f"b{buf_of[x]}" if x in buf_of else f"p{out_index[x]}"
-        if fusion_reduction(r) == "full":
+        if _reduction_kind(r) == "full":
             lines.append(f"        o{j}[0] += tile_sum(m, {tile})  # {r.prim.name}")
         else:
             lines.append(f"        tile_add(m, o{j}[s % o{j}.size:s % o{j}.size + m], {tile})"
