@@ -248,3 +248,26 @@ def test_bad_input_names_the_op_and_argument(call, err, words):
     with pytest.raises(err, match=words):
         call(state)
     np.testing.assert_array_equal(state[0].asnumpy(), before)     # nothing written
+
+
+def test_lars_update_and_nn_lars_follow_the_documented_formula():
+    w, g = np.array([1.0, 2.0, 3.0]), np.array([0.1, -0.2, 0.3])
+    ratio = 0.001 * np.sqrt(14) / (np.sqrt(0.14) + 0.01 * np.sqrt(14) + 1e-5)
+    got = ops.LARSUpdate()(T(w), T(g), T(14.0), T(0.14), 0.01, 0.1)
+    np.testing.assert_allclose(got.asnumpy(), (g + 0.01 * w) * ratio, rtol=1e-5)
+    got = ops.LARSUpdate(use_clip=True)(T(w), T(g), T(14.0), T(0.14), T(0.01), T(0.1))
+    np.testing.assert_allclose(got.asnumpy(), (g + 0.01 * w) * min(ratio / 0.1, 1), rtol=1e-5)
+    got = ops.LARSUpdate()(T(w), T(g), T(0.0), T(0.14), 0.01, 0.1)       # zero norm: ratio 1
+    np.testing.assert_allclose(got.asnumpy(), g + 0.01 * w, rtol=1e-6)
+    weight = Parameter(T(w), name="w")
+    bias = Parameter(T([0.5]), name="bias")
+    opt = ms.nn.LARS(ms.nn.Momentum([weight, bias], 0.1, 0.9, weight_decay=0.01),
+                     coefficient=0.5)
+    opt((T(g), T([1.0])))
+    ratio = 0.5 * np.sqrt(14) / (np.sqrt(0.14) + 0.01 * np.sqrt(14) + 1e-5)
+    np.testing.assert_allclose(weight.asnumpy(), w - 0.1 * (g + 0.01 * w) * ratio, rtol=1e-5)
+    np.testing.assert_allclose(bias.asnumpy(), [0.4], rtol=1e-6)     # 'bias': plain Momentum
+    with pytest.raises(TypeError, match="LARS.*optimizer"):
+        ms.nn.LARS(object())
+    with pytest.raises(TypeError, match="LARSUpdate.*'use_clip'"):
+        ops.LARSUpdate(use_clip=1)

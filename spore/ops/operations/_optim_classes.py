@@ -17,7 +17,7 @@ __all__ = ["ApplyAdaMax", "ApplyAdadelta", "ApplyAdagrad", "ApplyAdagradV2", "Ap
            "SparseApplyAdadelta", "SparseApplyFtrl", "SparseApplyFtrlV2",
            "SparseApplyProximalAdagrad", "SparseApplyRMSProp", "FusedSparseAdam",
            "FusedSparseLazyAdam", "FusedSparseFtrl", "FusedSparseProximalAdagrad", "Adam",
-           "AdamWeightDecay", "AdamNoUpdateParam", "SGD"]
+           "AdamWeightDecay", "AdamNoUpdateParam", "SGD", "LARSUpdate"]
 
 
 def _check_type(op, arg, value, types, what):
@@ -387,3 +387,41 @@ class SGD(_Update):
     def _attrs(self):
         return {"dampening": self.dampening, "weight_decay": self.weight_decay,
                 "nesterov": self.nesterov}
+
+
+class LARSUpdate(Primitive):
+    r"""``LARSUpdate(epsilon=1e-5, hyperpara=0.001, use_clip=False)(weight, gradient,
+    norm_weight, norm_gradient, weight_decay, learning_rate)``: the LARS gradient
+    ``ratio * (gradient + weight_decay * weight)`` with the trust ratio
+    :math:`\eta \|w\| / (\|g\| + \lambda \|w\| + \epsilon)` (``norm_*`` are sums of squares;
+    1 when either norm is 0), clipped to ``min(ratio / learning_rate, 1)`` with
+    ``use_clip``."""
+
+    def __init__(self, epsilon=1e-5, hyperpara=0.001, use_clip=False):
+        super().__init__()
+        self.epsilon = _float("LARSUpdate", "epsilon", epsilon)
+        self.hyperpara = _float("LARSUpdate", "hyperpara", hyperpara)
+        self.use_clip = _bool("LARSUpdate", "use_clip", use_clip)
+
+    def __call__(self, weight, gradient, norm_weight, norm_gradient, weight_decay,
+                 learning_rate):
+        from ... import ops
+        for arg, v in (("weight", weight), ("gradient", gradient), ("norm_weight", norm_weight),
+                       ("norm_gradient", norm_gradient)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"For 'LARSUpdate', the '{arg}' must be a Tensor, but got "
+                                f"{type(v).__name__}.")
+        if tuple(weight.shape) != tuple(gradient.shape):
+            raise ValueError(f"For 'LARSUpdate', the 'gradient' must have the shape of 'weight' "
+                             f"{list(weight.shape)}, but got {list(gradient.shape)}.")
+        dt = weight.dtype
+        wd = weight_decay if isinstance(weight_decay, Tensor) else Tensor(weight_decay, dt)
+        lr = learning_rate if isinstance(learning_rate, Tensor) else Tensor(learning_rate, dt)
+        w_norm = ops.sqrt(norm_weight.astype(dt).reshape(()))
+        g_norm = ops.sqrt(norm_gradient.astype(dt).reshape(()))
+        wd, lr = wd.astype(dt).reshape(()), lr.astype(dt).reshape(())
+        ratio = self.hyperpara * w_norm / (g_norm + wd * w_norm + self.epsilon)
+        ratio = ops.where((w_norm > 0) & (g_norm > 0), ratio, ops.ones_like(ratio))
+        if self.use_clip:
+            ratio = ops.minimum(ratio / lr, ops.ones_like(ratio))
+        return (gradient + wd * weight) * ratio
