@@ -102,6 +102,76 @@ def Tensor_arange(n):       # noqa: N802 - a constant row of sample positions
     return P.wrap(np.arange(n, dtype=np.float32))
 
 
+# ----------------------------------------------------------------- roi_align
+def _roi_taps(rois, height, width, pooled, scale, sample_num, end_mode):
+    """Rows (b*H*W + y*W + x) and weights of every bilinear tap of every sample of every
+    bin: (R, ph, pw, taps) each, zero-weight padded to the largest sampling grid."""
+    ph, pw = pooled
+    per_roi = []
+    for roi in rois:
+        b = int(roi[0])
+        x1, y1 = roi[1] * scale, roi[2] * scale
+        x2, y2 = (roi[3] + end_mode) * scale, (roi[4] + end_mode) * scale
+        rw, rh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        bh, bw = rh / ph, rw / pw
+        gh = sample_num if sample_num > 0 else int(rh / ph)       # MindSpore truncates
+        gw = sample_num if sample_num > 0 else int(rw / pw)
+        iy = (np.arange(gh) + 0.5) * bh / gh
+        ix = (np.arange(gw) + 0.5) * bw / gw
+        ys = y1 + np.arange(ph)[:, None] * bh + iy[None, :]          # (ph, gh)
+        xs = x1 + np.arange(pw)[:, None] * bw + ix[None, :]          # (pw, gw)
+        y = np.broadcast_to(ys[:, None, :, None], (ph, pw, gh, gw))
+        x = np.broadcast_to(xs[None, :, None, :], (ph, pw, gh, gw))
+        outside = (y < -1) | (y > height) | (x < -1) | (x > width)
+        y, x = np.maximum(y, 0), np.maximum(x, 0)
+        y0 = np.minimum(np.floor(y).astype(np.int64), height - 1)
+        x0 = np.minimum(np.floor(x).astype(np.int64), width - 1)
+        y = np.where(y0 >= height - 1, y0, y)
+        x = np.where(x0 >= width - 1, x0, x)
+        y1i, x1i = np.minimum(y0 + 1, height - 1), np.minimum(x0 + 1, width - 1)
+        ly, lx = y - y0, x - x0
+        taps = [(y0, x0, (1 - ly) * (1 - lx)), (y0, x1i, (1 - ly) * lx),
+                (y1i, x0, ly * (1 - lx)), (y1i, x1i, ly * lx)]
+        rows = np.stack([b * height * width + yy * width + xx for yy, xx, _ in taps], -1)
+        weights = np.stack([np.where(outside, 0.0, w) for _, _, w in taps], -1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weights = weights / (gh * gw) if gh * gw else np.full((ph, pw, 1, 1, 4), np.nan)
+        if not gh * gw:
+            rows = np.zeros((ph, pw, 1, 1, 4), np.int64)
+        per_roi.append((rows.reshape(ph, pw, -1), weights.reshape(ph, pw, -1)))
+    most = max((r.shape[-1] for r, _ in per_roi), default=4)
+    rows = np.zeros((len(per_roi), ph, pw, most), np.int64)
+    weights = np.zeros((len(per_roi), ph, pw, most))
+    for i, (r, w) in enumerate(per_roi):
+        rows[i, :, :, :r.shape[-1]], weights[i, :, :, :w.shape[-1]] = r, w
+    return rows, weights
+
+
+def roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sample_num=2,
+              roi_end_mode=1):
+    """Region-of-interest align (Mask R-CNN) of NCHW ``features`` over (R, 5) ``rois``
+    ``(batch, x1, y1, x2, y2)``: each (pooled_height, pooled_width) bin averages bilinear
+    samples on a ``sample_num`` square grid (0: ``int(bin size)`` per axis, as MindSpore; a
+    bin under one pixel then has no sample and gives NaN); the box ends
+    are ``(x2 + roi_end_mode) * spatial_scale``. Differentiable in ``features``; the rois
+    are read on the host."""
+    name = "ROIAlign"
+    ops = _ops()
+    x = _tensor(name, "features", features, (4,))
+    r = _host(_tensor(name, "rois", rois, (2,))).astype(np.float64)
+    if r.shape[1] != 5:
+        raise ValueError(f"For '{name}', the 'rois' must be (R, 5), but got {list(r.shape)}.")
+    n, c, h, w = x.shape
+    if r.size and (r[:, 0].min() < 0 or r[:, 0].max() >= n):
+        raise ValueError(f"For '{name}', the batch indices of 'rois' must be in [0, {n}).")
+    rows, weights = _roi_taps(r, h, w, (pooled_height, pooled_width), float(spatial_scale),
+                              int(sample_num), int(roi_end_mode))
+    flat = x.transpose((0, 2, 3, 1)).reshape((n * h * w, c))
+    taps = ops.gather(flat, P.wrap(rows.reshape(-1)), 0).reshape(rows.shape + (c,))
+    out = (taps * P.wrap(weights.astype(x.dtype.np))[..., None]).sum(3)
+    return out.transpose((0, 3, 1, 2))
+
+
 # ----------------------------------------------------------------- dilation2d
 def dilation2d(x, filter, stride=1, dilation=1, pad_mode="same"):
     """Grey-scale morphological dilation of NCHW ``x`` by the (C, kh, kw) ``filter``:

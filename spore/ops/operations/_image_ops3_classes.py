@@ -12,7 +12,7 @@ from . import Primitive, _ops
 __all__ = ["RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation", "NMSWithMask",
            "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression",
            "CropAndResize", "CTCGreedyDecoder", "EditDistance", "CTCLoss", "CTCLossV2",
-           "Dilation2D"]
+           "Dilation2D", "ROIAlign"]
 
 
 def _bool(op, arg, value):
@@ -228,3 +228,35 @@ class Dilation2D(Primitive):
 
     def __call__(self, x, filter):
         return F.dilation2d(x, filter, self.stride, self.dilation, self.pad_mode)
+
+
+class ROIAlign(Primitive):
+    """``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2,
+    roi_end_mode=1)(features, rois)``: region-of-interest align (bilinear samples averaged
+    per bin) of NCHW features over (R, 5) ``(batch, x1, y1, x2, y2)`` rois."""
+
+    def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2,
+                 roi_end_mode=1):
+        super().__init__()
+        op = "ROIAlign"
+        for arg, v in (("pooled_height", pooled_height), ("pooled_width", pooled_width),
+                       ("sample_num", sample_num), ("roi_end_mode", roi_end_mode)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"For '{op}', the '{arg}' must be an int, but got "
+                                f"{type(v).__name__}.")
+        if not isinstance(spatial_scale, float):
+            raise TypeError(f"For '{op}', the 'spatial_scale' must be a float, but got "
+                            f"{type(spatial_scale).__name__}.")
+        if roi_end_mode not in (0, 1):
+            raise ValueError(f"For '{op}', the 'roi_end_mode' must be 0 or 1, but got "
+                             f"{roi_end_mode}.")
+        if pooled_height < 1 or pooled_width < 1 or sample_num < 0:
+            raise ValueError(f"For '{op}', the pooled sizes must be positive and 'sample_num' "
+                             f">= 0, but got {pooled_height}, {pooled_width}, {sample_num}.")
+        self.pooled_height, self.pooled_width = pooled_height, pooled_width
+        self.spatial_scale, self.sample_num = spatial_scale, sample_num
+        self.roi_end_mode = roi_end_mode
+
+    def __call__(self, features, rois):
+        return F.roi_align(features, rois, self.pooled_height, self.pooled_width,
+                           self.spatial_scale, self.sample_num, self.roi_end_mode)
