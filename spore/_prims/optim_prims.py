@@ -85,8 +85,6 @@ def dense_update(name, args, state, scalars, step, *, doc, returns=None):
     """A primitive ``name(*args; attrs)`` applying ``step`` in place to ``state`` (the
     input names it writes, the first being the returned one unless ``returns`` names a
     fresh output computed by ``step`` under that key)."""
-    writes = tuple(args.index(s) for s in state)
-
     def make(xp):
         def kernel(*arrays, **attrs):
             values = dict(zip(args, arrays))
@@ -99,21 +97,13 @@ def dense_update(name, args, state, scalars, step, *, doc, returns=None):
             return new[returns] if returns else values[state[0]]
         return kernel
 
-    infer = _infer(name, args, state, scalars, False, state[0])
-    prim = P.Primitive(name, validated(make, infer), kind="opaque", effect="state",
-                       nondiff=True, n_inputs=len(args), infer=infer, writes=writes, doc=doc)
-    if not returns:
-        prim.returns_written_input()
-    UPDATES[name] = prim
-    return prim
+    return _register(name, make, args, state, scalars, False, doc, not returns)
 
 
 def sparse_update(name, args, state, scalars, step, *, doc, lazy=True):
     """The row-sparse form of ``step``: ``grad`` holds one row per entry of ``indices``.
     ``lazy`` updates only those rows; otherwise (``FusedSparseAdam``) every row steps, the
     others with a zero gradient."""
-    writes = tuple(args.index(s) for s in state)
-
     def make(xp):
         def kernel(*arrays, **attrs):
             values = dict(zip(args, arrays))
@@ -141,10 +131,17 @@ def sparse_update(name, args, state, scalars, step, *, doc, lazy=True):
             return values[state[0]]
         return kernel
 
-    infer = _infer(name, args, state, scalars, True, state[0])
+    return _register(name, make, args, state, scalars, True, doc, True)
+
+
+def _register(name, make, args, state, scalars, sparse, doc, returns_var):
+    """The state-effect primitive of an update kernel factory (its inputs checked first)."""
+    infer = _infer(name, args, state, scalars, sparse, state[0])
     prim = P.Primitive(name, validated(make, infer), kind="opaque", effect="state",
-                       nondiff=True, n_inputs=len(args), infer=infer, writes=writes, doc=doc)
-    prim.returns_written_input()
+                       nondiff=True, n_inputs=len(args), infer=infer,
+                       writes=tuple(args.index(s) for s in state), doc=doc)
+    if returns_var:
+        prim.returns_written_input()
     UPDATES[name] = prim
     return prim
 

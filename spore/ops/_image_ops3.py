@@ -16,23 +16,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._core import primitive as P
+from ._nn_more import _ops, _tensor
 
 _Tensor = P._Tensor
-
-
-def _ops():
-    from .. import ops
-    return ops
-
-
-def _tensor(name, arg, value, ndim=None):
-    if not isinstance(value, _Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
-                        f"{type(value).__name__}.")
-    if ndim is not None and value.ndim not in ndim:
-        raise ValueError(f"For '{name}', the '{arg}' must be {' or '.join(map(str, ndim))}-D, "
-                         f"but got {value.ndim}-D (shape {list(value.shape)}).")
-    return value
 
 
 def _host(value):

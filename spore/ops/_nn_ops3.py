@@ -16,25 +16,10 @@ import numpy as np
 from .. import _dtype as D
 from .._core import primitive as P
 from ._nn.misc import _apply_along, _bicubic_matrix, _interp_matrix
+from ._nn_more import _ops, _tensor
 from ._nn_more import _source as _grid_source
-from ._utils import public_functions
 
 _Tensor = P._Tensor
-
-
-def _ops():
-    from .. import ops
-    return ops
-
-
-def _tensor(name, arg, value, ndim=None):
-    if not isinstance(value, _Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
-                        f"{type(value).__name__}.")
-    if ndim is not None and value.ndim not in ndim:
-        raise ValueError(f"For '{name}', the '{arg}' must be {' or '.join(map(str, ndim))}-D, "
-                         f"but got {value.ndim}-D (shape {list(value.shape)}).")
-    return value
 
 
 def _float_tensor(name, arg, value):
@@ -371,4 +356,3 @@ def resize(x, axes, sizes, mode, align_corners=False, half_pixel=False, dtype=No
 
 __all__ = ["add_rms_norm", "add_layer_norm", "rotary_position_embedding", "mse_loss_ext",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "col2im"]
-del public_functions

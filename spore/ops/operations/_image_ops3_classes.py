@@ -8,18 +8,12 @@ from ..._prims.ctc_tf import ctc_loss_v1_p
 from ..._tensor import Tensor
 from .. import _image_ops3 as F
 from . import Primitive, _ops
+from ._optim_classes import _bool
 
 __all__ = ["RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation", "NMSWithMask",
            "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression",
            "CropAndResize", "CTCGreedyDecoder", "EditDistance", "CTCLoss", "CTCLossV2",
            "Dilation2D", "ROIAlign"]
-
-
-def _bool(op, arg, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{op}', the '{arg}' must be a bool, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 def _check_tensor(op, arg, value):

@@ -8,6 +8,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from .. import _nn_ops3 as F
 from . import Primitive, _ops
+from ._optim_classes import _bool
 
 __all__ = ["AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "LogSoftmaxExt", "RmsNorm", "Dropout2D",
            "Dropout3D", "SpaceToBatch", "BatchToSpace", "BatchToSpaceNDV2", "DataFormatDimMap",
@@ -15,13 +16,6 @@ __all__ = ["AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "LogSoftmaxExt", "RmsNorm",
            "ResizeBicubic", "ResizeArea", "ResizeLinear1D", "UpsampleNearest3D",
            "UpsampleTrilinear3D", "GridSampler3D", "Im2Col", "Col2Im", "MaxPoolWithArgmax",
            "MaxPoolWithArgmaxV2", "MaxPool3DWithArgmax"]
-
-
-def _bool(op, arg, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{op}', the '{arg}' must be a bool, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 def _ints(op, arg, value, n=None):
@@ -62,6 +56,13 @@ class AdaptiveMaxPool3D(Primitive):
     def __call__(self, x, output_size):
         return F.adaptive_max_pool3d(x, _ints("AdaptiveMaxPool3D", "output_size", output_size,
                                               3), True)
+
+
+def _argmax_type(op, dtype):
+    if dtype not in (D.int32, D.int64):
+        raise TypeError(f"For '{op}', the 'argmax_type' must be int32 or int64, but got "
+                        f"{dtype}.")
+    return dtype
 
 
 def _pool_indices(values, index, dtype):
@@ -119,10 +120,7 @@ class MaxPoolWithArgmaxV2(Primitive):
         self.pads = _ints(op, "pads", pads)
         self.dilation = _pool_window(op, "dilation", dilation)
         self.ceil_mode = _bool(op, "ceil_mode", ceil_mode)
-        if argmax_type not in (D.int32, D.int64):
-            raise TypeError(f"For '{op}', the 'argmax_type' must be int32 or int64, but got "
-                            f"{argmax_type}.")
-        self.argmax_type = argmax_type
+        self.argmax_type = _argmax_type(op, argmax_type)
 
     def __call__(self, x):
         _tensor("MaxPoolWithArgmaxV2", "x", x, (4,))
@@ -147,10 +145,7 @@ class MaxPool3DWithArgmax(Primitive):
         self.ksize, self.strides = _ints(op, "ksize", ksize), _ints(op, "strides", strides)
         self.pads, self.dilation = _ints(op, "pads", pads), _ints(op, "dilation", dilation)
         self.ceil_mode = _bool(op, "ceil_mode", ceil_mode)
-        if argmax_type not in (D.int32, D.int64):
-            raise TypeError(f"For '{op}', the 'argmax_type' must be int32 or int64, but got "
-                            f"{argmax_type}.")
-        self.argmax_type = argmax_type
+        self.argmax_type = _argmax_type(op, argmax_type)
 
     def __call__(self, x):
         _tensor("MaxPool3DWithArgmax", "x", x, (5,))
