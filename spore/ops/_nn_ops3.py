@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._core import primitive as P
+from .._prims.adaptive_pool import adaptive_argmax3d_p, adaptive_bounds as _bounds
 from ._nn.misc import _apply_along, _bicubic_matrix, _interp_matrix
 from ._nn_more import _ops, _tensor
 from ._nn_more import _source as _grid_source
@@ -150,11 +151,6 @@ def _adaptive_sizes(name, x, output_size):
     return tuple(s if o is None else int(o) for s, o in zip(sizes, outs))
 
 
-def _bounds(size, out):
-    """The adaptive windows: [floor(i*size/out), ceil((i+1)*size/out))."""
-    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
-
-
 def adaptive_avg_pool3d(input, output_size):
     """3-D adaptive average pooling of (N, C, D, H, W) or (C, D, H, W) ``input`` to
     ``output_size`` (an int, or three ints or None for "keep the input size")."""
@@ -168,39 +164,6 @@ def adaptive_avg_pool3d(input, output_size):
                 weights[i, a:b] = 1.0 / (b - a)
             x = _apply_along(x, x.ndim - 3 + axis, P.wrap(weights.astype(x.dtype.np)))
     return x
-
-
-def _window_argmax(xp, x, outs):
-    """Flat (over the last three axes) indices of each adaptive window's maximum (the first
-    one on ties; NaN wins)."""
-    d, h, w = x.shape[-3:]
-    lead = x.shape[:-3]
-    index = np.zeros(lead + tuple(outs), np.int64)
-    for i, (d0, d1) in enumerate(_bounds(d, outs[0])):
-        for j, (h0, h1) in enumerate(_bounds(h, outs[1])):
-            for k, (w0, w1) in enumerate(_bounds(w, outs[2])):
-                win = x[..., d0:d1, h0:h1, w0:w1].reshape(lead + (-1,))
-                pos = np.where(np.isnan(win).any(-1), np.isnan(win).argmax(-1), win.argmax(-1))
-                dd, hh, ww = np.unravel_index(pos, (d1 - d0, h1 - h0, w1 - w0))
-                index[..., i, j, k] = ((dd + d0) * h + hh + h0) * w + ww + w0
-    return index
-
-
-def _make_adaptive_argmax3d(xp):
-    def kernel(x, output_size):
-        return _window_argmax(xp, np.asarray(x), output_size)
-    return kernel
-
-
-def _adaptive_argmax3d_infer(attrs, x):
-    from .._core.aval import ShapedArray
-    return ShapedArray(tuple(x.shape[:-3]) + tuple(attrs["output_size"]), np.dtype(np.int64))
-
-
-adaptive_argmax3d_p = P.Primitive(
-    "AdaptiveMaxPool3DArgmax", _make_adaptive_argmax3d, kind="opaque", nondiff=True,
-    n_inputs=1, infer=_adaptive_argmax3d_infer,
-    doc="AdaptiveMaxPool3DArgmax(x; output_size): flat arg-max index of each window.")
 
 
 def take_flat(x, index, spatial):
