@@ -352,6 +352,15 @@ def _levenshtein(a, b):
     return row[-1]
 
 
+def _sparse_shape(name, arg, shape):
+    """A sparse tensor's dense shape: a 1-D integer Tensor (or sequence) of sizes >= 1."""
+    value = _host(shape) if isinstance(shape, (_Tensor, tuple, list)) else None
+    if value is None or value.ndim != 1 or value.dtype.kind not in "iu" or np.any(value < 1):
+        raise TypeError(f"For '{name}', the '{arg}' must be a 1-D integer Tensor of positive "
+                        f"sizes, but got {shape!r}.")
+    return value.astype(np.int64)
+
+
 def edit_distance(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
                   truth_values, truth_shape, normalize=True):
     """Levenshtein distance between the sequences of two sparse tensors of rank R (the
@@ -360,8 +369,10 @@ def edit_distance(hypothesis_indices, hypothesis_values, hypothesis_shape, truth
     name = "EditDistance"
     hi = _host(_tensor(name, "hypothesis_indices", hypothesis_indices, (2,))).astype(np.int64)
     ti = _host(_tensor(name, "truth_indices", truth_indices, (2,))).astype(np.int64)
-    hv, tv = _host(hypothesis_values), _host(truth_values)
-    hs, ts = _host(hypothesis_shape).astype(np.int64), _host(truth_shape).astype(np.int64)
+    hv = _host(_tensor(name, "hypothesis_values", hypothesis_values, (1,)))
+    tv = _host(_tensor(name, "truth_values", truth_values, (1,)))
+    hs, ts = (_sparse_shape(name, "hypothesis_shape", hypothesis_shape),
+              _sparse_shape(name, "truth_shape", truth_shape))
     if hi.shape[1] != len(hs) or ti.shape[1] != len(ts) or len(hs) != len(ts):
         raise ValueError(f"For '{name}', the indices must have one column per dimension of "
                          f"their (equal-rank) shapes, but got {list(hi.shape)}, {hs.tolist()}, "

@@ -114,7 +114,7 @@ class CropAndResize(Primitive):
         self.method, self.extrapolation_value = method, extrapolation_value
 
     def __call__(self, x, boxes, box_index, crop_size):
-        return F.crop_and_resize(x, boxes, box_index, tuple(crop_size), self.method,
+        return F.crop_and_resize(x, boxes, box_index, crop_size, self.method,
                                  self.extrapolation_value)
 
 
