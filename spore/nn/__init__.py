@@ -17,6 +17,8 @@ from .layer.embedding_lookup import (EmbeddingLookup as EmbeddingLookup,  # noqa
 from .optim.adam import AdamOffload as AdamOffload  # noqa: E402
 from .utils import no_init_parameters as no_init_parameters  # noqa: E402
 from . import utils as utils  # noqa: E402
+from .layer.pool3d_more import *       # noqa: F401,F403,E402
+from .layer.msssim import *            # noqa: F401,F403,E402
 from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
                           MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
                           ImageGradients, TimeDistributed)

@@ -50,7 +50,9 @@ def _emissions(lp, ext):
     return np.take_along_axis(lp, np.broadcast_to(ext[None], (lp.shape[0],) + ext.shape), axis=2)
 
 
-def _forward(lp, ext, skip, il, tl):
+def _forward(lp, ext, skip, il, tl, stay_ok=None):
+    """``stay_ok`` (N, L): where a position may repeat at the next step (default: all;
+    TensorFlow's ``ctc_merge_repeated=False`` allows it on blanks only)."""
     steps, n = lp.shape[:2]
     width = ext.shape[1]
     em = _emissions(lp, ext)
@@ -61,7 +63,7 @@ def _forward(lp, ext, skip, il, tl):
         la[:, 0, 1] = np.where(tl > 0, em[0, :, 1], _NEG)
     for t in range(1, steps):
         prev = la[:, t - 1]
-        stay = prev
+        stay = prev if stay_ok is None else np.where(stay_ok, prev, _NEG)
         step = np.concatenate([np.full((n, 1), _NEG), prev[:, :-1]], axis=1)
         jump = np.concatenate([np.full((n, 2), _NEG), prev[:, :-2]], axis=1)
         jump = np.where(skip, jump, _NEG)
@@ -79,7 +81,7 @@ def _final(la, il, tl):
     return -np.logaddexp(end, before)
 
 
-def _backward(em, ext, skip, il, tl):
+def _backward(em, ext, skip, il, tl, stay_ok=None):
     steps, n, width = em.shape
     lb = np.full((n, steps, width), _NEG)
     rows = np.arange(n)
@@ -93,7 +95,7 @@ def _backward(em, ext, skip, il, tl):
                                                           2 * tl[has_label] - 1]
         if t + 1 < steps:
             nxt = lb[:, t + 1]
-            stay = nxt
+            stay = nxt if stay_ok is None else np.where(stay_ok, nxt, _NEG)
             step = np.concatenate([nxt[:, 1:], np.full((n, 1), _NEG)], axis=1)
             jump = np.concatenate([nxt[:, 2:], np.full((n, 2), _NEG)], axis=1)
             jump = np.where(skip_next, jump, _NEG)
@@ -124,28 +126,36 @@ def _make_ctc(xp):
     return ctc_loss
 
 
+def loss_and_grad(lp64, ext, skip, il, tl, stay_ok=None):
+    """(N,) losses and the (T, N, C) gradient ``exp(lp) - posterior`` (float64; NaN rows
+    where the loss is infinite, 0 past each input length)."""
+    la, em = _forward(lp64, ext, skip, il, tl, stay_ok)
+    loss = _final(la, il, tl)
+    lb = _backward(em, ext, skip, il, tl, stay_ok)
+    steps, n, classes = lp64.shape
+    # posterior of each extended position: exp(la + lb - emission + loss)
+    with np.errstate(invalid="ignore"):
+        log_post = la + lb - np.transpose(em, (1, 0, 2)) + loss[:, None, None]
+    post = np.where(np.isfinite(log_post), np.exp(np.where(np.isfinite(log_post),
+                                                           log_post, 0.0)), 0.0)
+    occupancy = np.zeros((n, steps, classes))
+    idx_n = np.broadcast_to(np.arange(n)[:, None, None], post.shape)
+    idx_t = np.broadcast_to(np.arange(steps)[None, :, None], post.shape)
+    idx_c = np.broadcast_to(ext[:, None, :], post.shape)
+    np.add.at(occupancy, (idx_n, idx_t, idx_c), post)
+    grad = np.exp(lp64) - np.transpose(occupancy, (1, 0, 2))
+    grad = np.where(np.isinf(loss)[None, :, None], np.nan, grad)
+    inside = (np.arange(steps)[:, None] < il[None, :])[:, :, None]
+    return loss, np.where(inside, grad, 0.0)
+
+
 def _make_ctc_grad(xp):
     def ctc_loss_grad(lp, targets, il, tl, dloss, *, blank, zero_infinity):
         lp64, ext, skip, il, tl = _prepare(lp, targets, il, tl, blank)
-        la, em = _forward(lp64, ext, skip, il, tl)
-        loss = _final(la, il, tl)
-        lb = _backward(em, ext, skip, il, tl)
-        steps, n, classes = lp.shape
-        # posterior of each extended position: exp(la + lb - emission + loss)
-        with np.errstate(invalid="ignore"):
-            log_post = la + lb - np.transpose(em, (1, 0, 2)) + loss[:, None, None]
-        post = np.where(np.isfinite(log_post), np.exp(np.where(np.isfinite(log_post),
-                                                               log_post, 0.0)), 0.0)
-        occupancy = np.zeros((n, steps, classes))
-        idx_n = np.broadcast_to(np.arange(n)[:, None, None], post.shape)
-        idx_t = np.broadcast_to(np.arange(steps)[None, :, None], post.shape)
-        idx_c = np.broadcast_to(ext[:, None, :], post.shape)
-        np.add.at(occupancy, (idx_n, idx_t, idx_c), post)
-        grad = np.exp(lp64) - np.transpose(occupancy, (1, 0, 2))
-        impossible = np.isinf(loss)[None, :, None]
-        grad = np.where(impossible, 0.0 if zero_infinity else np.nan, grad)
-        inside = (np.arange(steps)[:, None] < il[None, :])[:, :, None]
-        grad = np.where(inside, grad, 0.0) * np.asarray(dloss, np.float64)[None, :, None]
+        loss, grad = loss_and_grad(lp64, ext, skip, il, tl)
+        if zero_infinity:
+            grad = np.where(np.isinf(loss)[None, :, None], 0.0, grad)
+        grad = grad * np.asarray(dloss, np.float64)[None, :, None]
         return grad.astype(lp.dtype)
     return ctc_loss_grad
 

@@ -401,6 +401,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                            momentum, eps)
 
 
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """PyTorch's ``grid_sample``: 4-D ``input`` with an (N, Ho, Wo, 2) grid, or 5-D with an
+    (N, Do, Ho, Wo, 3) grid (trilinear for ``mode='bilinear'``); ``align_corners`` None is
+    False."""
+    if getattr(input, "ndim", None) == 5:
+        from ...ops._nn_ops3 import grid_sample3d
+        return grid_sample3d(input, grid, mode, padding_mode, bool(align_corners))
+    return _ops.grid_sample(input, grid, mode, padding_mode, bool(align_corners))
+
+
 def __getattr__(name):
     return _absent.missing(__name__, name)
 

@@ -671,6 +671,9 @@ class Range(Primitive):
 
 from ._more_nn import *  # noqa: E402,F401,F403
 from ._more_prims import *  # noqa: E402,F401,F403
+from ._optim_classes import *  # noqa: E402,F401,F403
+from ._nn_ops3_classes import *  # noqa: E402,F401,F403
+from ._image_ops3_classes import *  # noqa: E402,F401,F403
 from ._numeric_classes import *  # noqa: E402,F401,F403
 from ._nn_more_classes import *  # noqa: E402,F401,F403
 from ._scatter_classes import *  # noqa: E402,F401,F403
