@@ -16,17 +16,26 @@ callers use (``@jit(signature=...)``), so all of them can be compiled for a dtyp
 ahead of their first call. The first kernel that could use the loops on a float
 dtype asks ``ready(dtype)``. Where Numba's disk cache already indexes every loop (a
 machine that ran them before: ``cache=True``, ``NUMBA_CACHE_DIR`` moves it), that
-call imports Numba and loads them, 0.35-0.5 s once. Otherwise compiling them would
+call imports Numba and says yes; each loop then loads from the cache at its own
+first call (NOTE: [Lazy loading]). Otherwise compiling them would
 stall that call for 4-7 s; instead a background thread runs a child interpreter that
 compiles them into the disk cache, and until it is done ``ready`` says no and the
-kernels take their NumPy paths; the first call after it loads them. The compiler
+kernels take their NumPy paths; the calls after it load them. The compiler
 runs in the child because it is Python code: in a thread of this process it would
 hold the GIL for seconds and stall the steps running meanwhile. A script that ends
 first leaves the child to finish the cache for the next run. Where the child cannot
-run, the loading call compiles what the cache lacks. ``SPORE_NATIVE=sync`` compiles
-in the first call (the test suite's setting: a test of the compiled path must not
+run, each loop's first call compiles what the cache lacks. ``SPORE_NATIVE=sync``
+compiles in the first call (the test suite's setting: a test of the compiled path must not
 run the NumPy one). Results differ between the two paths only as the direct
 convolution's documented rounding does (docs/architecture.md).
+
+NOTE: [Lazy loading]
+A first step pays for what it loads: importing Numba (~0.4 s), Numba's first load
+(its compiler and type registries, ~0.5 s) and then 7-25 ms per loop read from the
+cache. ``ready`` loads none of the loops: each loads its declared signature at its
+own first call (``_Lazy.__call__``), so a step whose only loop is softmax's
+vectorised exp loads that one, not every pooling and convolution loop. A loop that
+fails to load switches every kernel to its NumPy path, as a failed compilation does.
 """
 from __future__ import annotations
 
@@ -107,7 +116,7 @@ def ready(dtype):
         if child is not None and child.is_alive():
             _ready[dtype] = False
             return False
-        _ready[dtype] = _load_all(dtype)
+        _ready[dtype] = _numba_importable()        # the loops load at their first calls
         return _ready[dtype]
 
 
@@ -126,22 +135,21 @@ if hasattr(os, "register_at_fork"):
 
 def wait(dtype, timeout=None):
     """Block until the background compilation for ``dtype`` (if any) has finished,
-    then load the loops; returns ``ready(dtype)``."""
+    then answer ``ready(dtype)`` (the loops load at their first calls)."""
+    ready(dtype)                            # starts the compilation if none ran yet
     t = _threads.get(dtype)
     if t is not None:
         t.join(timeout)
     return ready(dtype)
 
 
-def _load_all(dtype):
-    """Load every declared loop for ``dtype`` from Numba's disk cache (compiling what
-    it lacks); False, with one warning, where Numba fails."""
-    loop = None
+def _numba_importable():
+    """Import Numba, which every loop needs first; False, with one warning, where that
+    fails (a broken install)."""
     try:
-        for loop in _LOOPS:
-            loop.compile_for(dtype)
-    except Exception as exc:       # a broken install, or a loop Numba cannot compile
-        _disable_after(loop, exc, stacklevel=3)
+        import numba  # noqa: F401
+    except Exception as exc:
+        _disable_after(None, exc, stacklevel=3)
         return False
     return True
 
@@ -194,6 +202,7 @@ def compile_here(dtype):
     import numpy as np
     from ._prims.nn import _loops  # noqa: F401  (defines the loops)
     from ._prims import vecmath  # noqa: F401
+    from .nn.optim import _updates  # noqa: F401
     for loop in _LOOPS:
         loop.compile_for(np.dtype(dtype))
 
@@ -210,9 +219,9 @@ def approximations():
 def _disable_after(loop, exc, stacklevel):
     """Numba cannot serve: warn once, switch every kernel to its NumPy path."""
     set_enabled(False)
-    name = getattr(loop, "__name__", "?")
-    warnings.warn(f"Spore's compiled loops are off: Numba failed on "
-                  f"'{name}' ({type(exc).__name__}: {exc}); the NumPy "
+    where = f" on '{loop.__name__}'" if loop is not None else ""
+    warnings.warn(f"Spore's compiled loops are off: Numba failed{where} "
+                  f"({type(exc).__name__}: {exc}); the NumPy "
                   f"kernels are used instead (SPORE_NATIVE=0 silences this).",
                   RuntimeWarning, stacklevel=stacklevel + 1)
 
@@ -269,7 +278,10 @@ class _Lazy:
         except Exception as exc:            # a broken install: numba present, not importable
             return self._give_up(exc, args)
         try:
-            out = compiled(*args)             # compiles for these argument types
+            dtype = _float_dtype(args) if self._signature is not None else None
+            if dtype is not None:             # NOTE: [Lazy loading]
+                self.compile_for(dtype)       # the declared signature, from the cache
+            out = compiled(*args)             # (else) compiles for these argument types
         except NumbaError as exc:
             return self._give_up(exc, args)
         self._compiled = compiled
@@ -284,6 +296,16 @@ class _Lazy:
     def py_func(self, *args):
         """The uncompiled loop (what the tests' coverage of the loop logic runs)."""
         return self._fn(*args)
+
+
+def _float_dtype(args):
+    """The dtype of the first floating-point array among a loop's arguments (its
+    declared signature's ``{f}``), or None."""
+    for a in args:
+        dtype = getattr(a, "dtype", None)
+        if dtype is not None and dtype.kind == "f":
+            return dtype
+    return None
 
 
 # The only fastmath flags a loop may ask for: "contract" (fused multiply-add) and

@@ -221,29 +221,105 @@ def test_a_fused_numpy_tile_loop_gives_the_bits_of_pynative():
     assert eager.tobytes() == want.tobytes()
 
 
-def test_softmax_rows_take_the_vectorised_exp(monkeypatch):
-    x = (np.random.default_rng(6).standard_normal((4, 8, 197, 197)) * 3).astype(F32)
-    calls = []
-    real = V.exp_loop
+def _ulps64(got, ref):
+    """|got - ref| for a float64 reference, in units of the last place of ref rounded
+    to float32 (the softmaxes' bound counts the double rounding)."""
+    return np.abs(got - ref) / np.spacing(np.abs(ref).astype(F32))
 
-    def recording(src, dst):
-        calls.append(src.size)
-        real(src, dst)
-    monkeypatch.setattr(V, "exp_loop", recording)
-    eager = ops.softmax(Tensor(x), -1).asnumpy()
-    assert sum(calls) == x.size
-    graph = ms.jit(lambda t: ops.softmax(t, -1), jit_level="O0")(Tensor(x)).asnumpy()
-    assert eager.tobytes() == graph.tobytes()
-    e = V.run(V.exp_loop, x)                          # the same exponentials
-    want = e * (1 / (e.reshape(-1, 197) @ np.ones(197, F32)).reshape(e.shape[:-1] + (1,)))
-    np.testing.assert_allclose(eager, want, rtol=2e-6)
+
+def _softmax64(x):
     x64 = x.astype(np.float64)
     ref = np.exp(x64 - x64.max(-1, keepdims=True))
-    ref /= ref.sum(-1, keepdims=True)
-    np.testing.assert_allclose(eager, ref, rtol=1e-5, atol=1e-9)
+    return ref / ref.sum(-1, keepdims=True)
+
+
+def _recording(monkeypatch, loop):
+    """Record the size of the first block of every call of the compiled ``loop``."""
+    blocks = [np.ones((1, 8), F32) for _ in range(3 if loop is V.softmax_grad_rows else 2)]
+    loop(*blocks)                                       # loaded: _compiled is set
+    calls, real = [], loop._compiled
+
+    def recording(*blocks):
+        calls.append(blocks[0].size)
+        return real(*blocks)
+    monkeypatch.setattr(loop, "_compiled", recording)
+    return calls
+
+
+def test_softmax_rows_run_the_fused_loop_within_2_ulp(monkeypatch):
+    # NOTE: [Softmax rows]: every row tile of a large float32 softmax is one loop call;
+    # PyNative and O0 give the same bits; within 2 ulp of the exact softmax of the input
+    x = (np.random.default_rng(6).standard_normal((4, 8, 197, 197)) * 3).astype(F32)
+    calls = _recording(monkeypatch, V.softmax_rows)
+    eager = ops.softmax(Tensor(x), -1).asnumpy()
+    assert sum(calls) == x.size and len(calls) > 1
+    graph = ms.jit(lambda t: ops.softmax(t, -1), jit_level="O0")(Tensor(x)).asnumpy()
+    assert eager.tobytes() == graph.tobytes()
+    assert _ulps64(eager, _softmax64(x)).max() <= ULP_BOUND
     with _native.disabled():
         numpy_rows = ops.softmax(Tensor(x), -1).asnumpy()
-    np.testing.assert_allclose(eager, numpy_rows, rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(eager, numpy_rows, rtol=1e-6, atol=1e-12)
+
+
+def test_softmax_rows_special_values_and_extremes():
+    big = np.finfo(F32).max
+    rows = np.array([[0.0, 1.0, np.nan, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0],      # NaN: all NaN
+                     [np.inf, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],      # inf: all NaN
+                     [-np.inf] * 9,                                         # all -inf: NaN
+                     [-np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],     # -inf: 0
+                     [big, -big, big, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],        # no overflow
+                     [-1e30, -1e30 + 1e24, -1e30, -1e30, -1e30, -1e30, -1e30, -1e30,
+                      -1e30],                                               # no underflow
+                     [-200.0, 0.0, -90.0, -104.0, 88.0, 5.0, -1e-3, 1e-3, 3.0]], F32)
+    out = np.empty_like(rows)
+    V.softmax_rows(rows, out)
+    with np.errstate(invalid="ignore"):
+        want = _softmax64(rows)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert _ulps64(out[ok], want[ok]).max() <= ULP_BOUND
+    one = np.empty_like(rows[:1])
+    V.softmax_rows(rows[4:5].copy(), one)
+    np.testing.assert_array_equal(one, out[4:5])         # rows are independent
+
+
+def test_softmax_grad_rows_fused_and_correctly_rounded(monkeypatch, two_threads):
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((2, 8, 197, 197)) * 3).astype(F32)
+    g = rng.standard_normal(x.shape).astype(F32)
+    calls = _recording(monkeypatch, V.softmax_grad_rows)
+    y = ops.softmax(Tensor(x), -1)
+    from spore._prims.nn import softmax as S
+    eager = S.softmax_grad_p(y, Tensor(g), axis=-1).asnumpy()
+    assert sum(calls) == x.size and len(calls) > 1
+    one = np.empty_like(eager.reshape(-1, 197))
+    V.softmax_grad_rows(y.asnumpy().reshape(-1, 197), g.reshape(-1, 197), one)
+    assert one.tobytes() == eager.tobytes()              # tiles on the pool == one call
+    graph = ms.jit(lambda a, b: S.softmax_grad_p(a, b, axis=-1),
+                   jit_level="O0")(y, Tensor(g)).asnumpy()
+    assert eager.tobytes() == graph.tobytes()
+    y64 = y.asnumpy().astype(np.float64)
+    ref = y64 * (g - (g * y64).sum(-1, keepdims=True))
+    assert _ulps64(eager, ref).max() <= 0.5 + 1e-6
+    with _native.disabled():
+        numpy_rows = S.softmax_grad_p(y, Tensor(g), axis=-1).asnumpy()
+    np.testing.assert_allclose(eager, numpy_rows, rtol=1e-4, atol=1e-7)
+
+
+def test_small_and_other_softmaxes_keep_the_numpy_blocks(monkeypatch):
+    # below MIN_FAST elements (a small softmax must not import Numba), float64, and
+    # an axis other than the last take the NumPy blocks
+    calls = _recording(monkeypatch, V.softmax_rows)
+    rng = np.random.default_rng(9)
+    small = rng.standard_normal((4, 100)).astype(F32)
+    ops.softmax(Tensor(small), -1)
+    ops.softmax(Tensor(rng.standard_normal((64, 197))), -1)
+    ops.softmax(Tensor(rng.standard_normal((197, 64)).astype(F32)), 0)
+    assert calls == []
+    with _native.disabled():
+        big = rng.standard_normal((64, 197)).astype(F32)
+        ops.softmax(Tensor(big), -1)
+    assert calls == []
 
 
 def test_the_cached_loops_compute_approx_py_as_it_is_now():

@@ -47,13 +47,13 @@ _F32 = np.dtype(np.float32)
 
 # the approximations, bound by _bind() before the first compilation (importing them
 # imports Numba, which ``import spore`` must not)
-tanh_f32 = exp_f32 = sigmoid_f32 = None
+tanh_f32 = exp_f32 = sigmoid_f32 = exp64 = None
 
 
 def _bind():
     approx = _native.approximations()
     globals().update(tanh_f32=approx.tanh_f32, exp_f32=approx.exp_f32,
-                     sigmoid_f32=approx.sigmoid_f32)
+                     sigmoid_f32=approx.sigmoid_f32, exp64=approx.exp64)
 
 
 _LOOP = dict(signature="float32[::1], float32[::1]", nogil=True, dtypes=(_F32,), setup=_bind)
@@ -109,6 +109,74 @@ def sigmoid_inplace(x):
 _INPLACE = {tanh_loop: tanh_inplace, exp_loop: exp_inplace, sigmoid_loop: sigmoid_inplace}
 
 
+# NOTE: [Softmax rows]
+# Softmax and its gradient on float32 rows (the last axis) as one loop per row, each
+# row's passes in L1: the NumPy form makes four or five passes over a tile, each a
+# ufunc call. ``softmax_rows``: the row max ``m`` (eight running maxima, which LLVM
+# vectorises; a NaN anywhere makes the whole row NaN, as NumPy's max does), then
+# ``e = exp(x - m)`` with ``x - m`` exact in float64, stored as float32 and summed in
+# float64, then ``e * (1 / sum)`` rounded once: within 2 ulp of the exact softmax of
+# the float32 input. ``softmax_grad_rows``: ``y * (g - sum(g * y))`` with the sum and
+# the product in float64, rounded once. "reassoc" lets the sums vectorise (their order
+# is fixed by the compiled loop, the same for every row, so row tiles on the pool give
+# the bits of one call).
+_ROWS = dict(signature="float32[:, ::1], float32[:, ::1], float32[:, ::1]", nogil=True,
+             dtypes=(_F32,), setup=_bind, fastmath={"reassoc"})
+
+
+@jit(**dict(_ROWS, signature="float32[:, ::1], float32[:, ::1]"))
+def softmax_rows(x, out):
+    """out = softmax(x) along the last axis of C-contiguous float32 (rows, n) arrays."""
+    n = x.shape[1]
+    for r in range(x.shape[0]):
+        xr = x[r]
+        o = out[r]
+        m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xr[0]
+        j = 0
+        while j + 8 <= n:
+            v0, v1, v2, v3 = xr[j], xr[j + 1], xr[j + 2], xr[j + 3]
+            v4, v5, v6, v7 = xr[j + 4], xr[j + 5], xr[j + 6], xr[j + 7]
+            m0 = v0 if v0 > m0 else m0
+            m1 = v1 if v1 > m1 else m1
+            m2 = v2 if v2 > m2 else m2
+            m3 = v3 if v3 > m3 else m3
+            m4 = v4 if v4 > m4 else m4
+            m5 = v5 if v5 > m5 else m5
+            m6 = v6 if v6 > m6 else m6
+            m7 = v7 if v7 > m7 else m7
+            j += 8
+        for k in range(j, n):
+            v = xr[k]
+            m0 = v if v > m0 else m0
+        m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+        m64 = np.float64(m)
+        s = 0.0
+        for k in range(n):
+            d = np.float64(xr[k]) - m64                  # <= 0, exact; NaN stays NaN
+            d = -120.0 if d < -120.0 else d              # e^-120 vanishes beside e^0
+            e = np.float32(exp64(d))
+            o[k] = e
+            s += e
+        inv = 1.0 / s
+        for k in range(n):
+            o[k] = np.float32(o[k] * inv)
+
+
+@jit(**_ROWS)
+def softmax_grad_rows(y, g, out):
+    """out = y * (g - sum(g * y)) along the last axis (softmax's gradient)."""
+    n = y.shape[1]
+    for r in range(y.shape[0]):
+        yr = y[r]
+        gr = g[r]
+        o = out[r]
+        s = 0.0
+        for k in range(n):
+            s += np.float64(gr[k]) * np.float64(yr[k])
+        for k in range(n):
+            o[k] = np.float32(np.float64(yr[k]) * (np.float64(gr[k]) - s))
+
+
 def usable():
     """Whether the loops run now: Numba on and the float32 loops compiled (the first
     call starts compiling them: NOTE: [Background compilation])."""
@@ -138,6 +206,16 @@ def run(loop, x, out=None):
         out[...] = res
         return out
     return res
+
+
+def rows_kernel(loop, xp, x):
+    """``loop`` as the row-tile block of a softmax-like kernel on ``x`` (NOTE: [Softmax
+    rows]), or None for the NumPy blocks: other backends and dtypes, arrays below
+    MIN_FAST elements (a small softmax must not import Numba), Numba off. Decided once
+    per call from the whole array, so every tile takes the same path."""
+    if xp is not np or x.dtype != _F32 or x.size < MIN_FAST or not usable():
+        return None
+    return lambda *blocks: loop(*blocks)
 
 
 def exp_into(xp, x, out):

@@ -14,7 +14,7 @@ from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .. import math as M
 from ..reduce import sum_p
-from ..vecmath import exp_into
+from ..vecmath import exp_into, rows_kernel, softmax_grad_rows, softmax_rows
 from ._common import check_float, compute_dtype
 from ._tiles import map_rows
 
@@ -26,10 +26,11 @@ def check_axis(op, axis, ndim):
                          f"but got {axis}.")
 
 
-def _rowwise(name, rows, block_axis):
+def _rowwise(name, rows, block_axis, loop=None):
     """Kernel factory: along the last axis ``rows`` runs tile by tile (see NOTE: [Row
-    tiles]); along any other axis ``block_axis`` runs once over the whole arrays.
-    Half-precision data is computed in float32."""
+    tiles]), or the vectorised ``loop`` where it serves (NOTE: [Softmax rows] in
+    spore/_prims/vecmath.py); along any other axis ``block_axis`` runs once over the
+    whole arrays. Half-precision data is computed in float32."""
     def make(xp):
         def kernel(*arrays, axis):
             x = arrays[0]
@@ -40,7 +41,8 @@ def _rowwise(name, rows, block_axis):
             arrays = [a.astype(cdt, copy=False) for a in arrays]
             out = xp.empty(x.shape, cdt)
             if x.size and axis % x.ndim == x.ndim - 1:
-                map_rows(xp, lambda *a: rows(xp, *a), out, *arrays)
+                fast = loop is not None and rows_kernel(loop, xp, arrays[0])
+                map_rows(xp, fast or (lambda *a: rows(xp, *a)), out, *arrays)
             elif x.size:
                 block_axis(xp, *arrays, out, axis=axis)
             return out if cdt == dt else out.astype(dt)
@@ -60,11 +62,12 @@ def _same_infer(name):
     return infer
 
 
-def _primitive(name, rows, block, n_inputs):
-    """``rows(xp, *blocks, out)`` runs on row tiles of the last axis, ``block(xp, *arrays,
-    out, axis)`` on whole arrays along any other axis."""
-    return P.Primitive(name, _rowwise(name, rows, block), kind="opaque", n_inputs=n_inputs,
-                       infer=_same_infer(name))
+def _primitive(name, rows, block, n_inputs, loop=None):
+    """``rows(xp, *blocks, out)`` (or the compiled ``loop(*blocks, out)``) runs on row
+    tiles of the last axis, ``block(xp, *arrays, out, axis)`` on whole arrays along any
+    other axis."""
+    return P.Primitive(name, _rowwise(name, rows, block, loop), kind="opaque",
+                       n_inputs=n_inputs, infer=_same_infer(name))
 
 
 # ----------------------------------------------------------------- blocks
@@ -170,9 +173,10 @@ def _log_softmax_grad_block(xp, y, g, out, axis):
     xp.subtract(g, out, out=out)
 
 
-softmax_p = _primitive("Softmax", _softmax_rows, _softmax_block, 1)
+softmax_p = _primitive("Softmax", _softmax_rows, _softmax_block, 1, softmax_rows)
 log_softmax_p = _primitive("LogSoftmax", _log_softmax_rows, _log_softmax_block, 1)
-softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_rows, _softmax_grad_block, 2)
+softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_rows, _softmax_grad_block, 2,
+                           softmax_grad_rows)
 log_softmax_grad_p = _primitive("LogSoftmaxGrad", _log_softmax_grad_rows,
                                 _log_softmax_grad_block, 2)
 

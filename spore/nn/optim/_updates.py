@@ -29,6 +29,9 @@ from ... import _dtype as D
 from ..._core import backend as B
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
+from ..._core import threads
+from ..._native import jit
+from ..._prims import vecmath
 from ..._prims.nn._common import validated
 
 __all__ = ["apply_momentum_p", "sgd_p", "adam_p", "apply_rms_prop_p", "apply_centered_rms_prop_p"]
@@ -153,11 +156,61 @@ sgd_p.returns_written_input()
 
 
 # ----------------------------------------------------------------- Adam (+ AMSGrad)
+# NOTE: [Adam in one pass]
+# NumPy's Adam makes ten passes over the parameter and its state. With Numba on, a
+# float32 parameter of at least vecmath.MIN_FAST elements (contiguous, with float32
+# state and scalars) is updated by one nogil loop doing the same float32 operations in
+# the same order, each rounded as the ufunc rounds it (no fused multiply-add): the
+# bits of the NumPy kernel, chunked on the pool from vecmath.MIN_SPLIT elements.
+@jit(signature="float32[::1], float32[::1], float32[::1], float32[::1], float32, float32, "
+               "float32, float32", nogil=True, dtypes=(np.dtype(np.float32),))
+def adam_loop(var, m, v, grad, c1, c2, eps, lr_t):
+    """The ufunc sequence of ``_make_adam`` element by element (c1 = 1 - beta1,
+    c2 = 1 - beta2, lr_t the bias-corrected step)."""
+    for i in range(var.size):
+        g = grad[i]
+        mi = m[i] + (g - m[i]) * c1
+        vi = v[i] + (g * g - v[i]) * c2
+        m[i] = mi
+        v[i] = vi
+        var[i] = var[i] - (mi * lr_t) / (np.sqrt(vi) + eps)
+
+
+def _f32_scalar(a):
+    """``a`` as an np.float32 where it is a one-element float32 array or scalar."""
+    a = np.asarray(a)
+    return a.reshape(-1)[0] if a.dtype == np.float32 and a.size == 1 else None
+
+
+def _adam_fused(var, m, v, grad, c1, c2, eps, lr_t):
+    """Run ``adam_loop`` (NOTE: [Adam in one pass]) and return True where it applies."""
+    arrays = (var, m, v, grad)
+    if var.size < vecmath.MIN_FAST or not all(
+            type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
+            and a.shape == var.shape for a in arrays):
+        return False
+    scalars = [_f32_scalar(c) for c in (c1, c2, eps, lr_t)]
+    if any(c is None for c in scalars) or not var.flags.writeable or not vecmath.usable():
+        return False
+    flat = [a.reshape(-1) for a in arrays]
+    n = var.size
+    ranges = threads.chunks(n, vecmath.CHUNK, 8) if n >= vecmath.MIN_SPLIT else [(0, n)]
+
+    def body(i):
+        lo, hi = ranges[i]
+        adam_loop(*[a[lo:hi] for a in flat], *scalars)
+    threads.for_each(body, len(ranges))
+    return True
+
+
 def _make_adam(xp):
     def adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad, vhat=None,
              use_nesterov=False):
         one = beta1.dtype.type(1)
         lr_t = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+        if xp is np and vhat is None and not use_nesterov and _adam_fused(
+                var, m, v, grad, one - beta1, one - beta2, eps, lr_t):
+            return var
         t = xp.subtract(grad, m)
         t *= one - beta1
         m += t                                          # m += (g - m) * (1 - beta1)
