@@ -336,3 +336,78 @@ def test_the_cached_loops_compute_approx_py_as_it_is_now():
         fresh = np.empty_like(x)
         numba.njit(cache=False, error_model="numpy")(loop)(x, fresh)
         assert V.run(CASES[name][0], x).tobytes() == fresh.tobytes(), name
+
+
+def _layer_norm64(x, g, b, dy, eps=1e-5):
+    x64 = x.astype(np.float64)
+    mu = x64.mean(-1, keepdims=True)
+    rs = 1 / np.sqrt(((x64 - mu) ** 2).mean(-1, keepdims=True) + eps)
+    xh = (x64 - mu) * rs
+    d = dy * g.astype(np.float64)
+    dx = (d - xh * (d * xh).mean(-1, keepdims=True) - d.mean(-1, keepdims=True)) * rs
+    return xh * g + b, dx, (dy * xh).sum((0, 1)), dy.astype(np.float64).sum((0, 1))
+
+
+def _layer_norm_case(seed=10, shape=(8, 197, 256)):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 2 + 1).astype(F32)
+    g, b = (rng.standard_normal(shape[-1:]).astype(F32) for _ in range(2))
+    return x, g, b, rng.standard_normal(shape).astype(F32)
+
+
+def test_layer_norm_rows_fused_and_within_bounds():
+    # NOTE: [Layer norm rows]: the loops serve a large float32 LayerNorm and its gradient,
+    # closer to the float64 formula than the NumPy path, and PyNative == O0 bits
+    from spore._prims.nn import norm as N
+    x, g, b, dy = _layer_norm_case()
+    y, _, _ = N.layer_norm_p(Tensor(x), Tensor(g), Tensor(b), axis=2, eps=1e-5)
+    dx, dg, db = N.layer_norm_grad_p(Tensor(x), Tensor(dy), Tensor(g), axis=2, eps=1e-5)
+    assert V.layer_norm_rows._compiled is not None and V.layer_norm_grad_rows._compiled is not None
+    y64, dx64, dg64, db64 = _layer_norm64(x, g, b, dy)
+    assert _ulps64(y.asnumpy(), y64).max() <= ULP_BOUND
+    np.testing.assert_allclose(dx.asnumpy(), dx64, rtol=0, atol=2e-6 * np.abs(dx64).max())
+    np.testing.assert_allclose(dg.asnumpy(), dg64, rtol=1e-6, atol=1e-6 * np.abs(dg64).max())
+    np.testing.assert_allclose(db.asnumpy(), db64, rtol=1e-6, atol=1e-6 * np.abs(db64).max())
+    graph = ms.jit(lambda *a: N.layer_norm_grad_p(*a, axis=2, eps=1e-5), jit_level="O0")(
+        Tensor(x), Tensor(dy), Tensor(g))
+    for e, o in zip((dx, dg, db), graph):
+        assert e.asnumpy().tobytes() == o.asnumpy().tobytes()
+    with _native.disabled():
+        y0 = N.layer_norm_p(Tensor(x), Tensor(g), Tensor(b), axis=2, eps=1e-5)[0].asnumpy()
+        dx0 = N.layer_norm_grad_p(Tensor(x), Tensor(dy), Tensor(g), axis=2, eps=1e-5)[0]
+    np.testing.assert_allclose(y.asnumpy(), y0, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(dx.asnumpy(), dx0.asnumpy(), rtol=0, atol=1e-5)
+
+
+def test_layer_norm_rows_bits_do_not_depend_on_threads(monkeypatch):
+    from spore._prims.nn import norm as N
+    x, g, b, dy = _layer_norm_case(11, (4, 300, 96))
+    runs = []
+    for n in ("1", "2"):
+        monkeypatch.setenv("SPORE_NUM_THREADS", n)
+        monkeypatch.setattr(threads, "_cpus", lambda: 2)
+        outs = N.layer_norm_p(Tensor(x), Tensor(g), Tensor(b), axis=2, eps=1e-5) \
+            + N.layer_norm_grad_p(Tensor(x), Tensor(dy), Tensor(g), axis=2, eps=1e-5)
+        runs.append(b"".join(o.asnumpy().tobytes() for o in outs))
+    assert runs[0] == runs[1]
+    one = np.empty((1200, 96), F32)
+    V.layer_norm_rows(x.reshape(-1, 96), g, b, True, 1e-5, one, np.empty(1200, F32),
+                      np.empty(1200, F32))
+    assert one.tobytes() == N.layer_norm_p(Tensor(x), Tensor(g), Tensor(b), axis=2,
+                                           eps=1e-5)[0].asnumpy().tobytes()
+
+
+def test_small_float64_and_no_affine_layer_norms():
+    from spore._prims.nn import norm as N
+    x, g, b, dy = _layer_norm_case(12, (4, 8, 256))
+    y, _, _ = N.layer_norm_p(Tensor(x), axis=2, eps=1e-5)      # no gamma/beta: the loops
+    y64 = _layer_norm64(x, np.ones(256, F32), np.zeros(256, F32), dy)[0]
+    assert _ulps64(y.asnumpy(), y64).max() <= ULP_BOUND
+    (dx,) = N.layer_norm_grad_p(Tensor(x), Tensor(dy), axis=2, eps=1e-5)
+    dx64 = _layer_norm64(x, np.ones(256, F32), np.zeros(256, F32), dy)[1]
+    np.testing.assert_allclose(dx.asnumpy(), dx64, rtol=0, atol=2e-6 * np.abs(dx64).max())
+    for case in (x[:1, :4], x.astype(np.float64)):              # small, float64: NumPy
+        with _native.disabled():
+            want = N.layer_norm_p(Tensor(case), axis=2, eps=1e-5)[0].asnumpy()
+        got = N.layer_norm_p(Tensor(case), axis=2, eps=1e-5)[0].asnumpy()
+        assert got.tobytes() == want.tobytes()

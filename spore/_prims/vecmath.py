@@ -47,13 +47,16 @@ _F32 = np.dtype(np.float32)
 
 # the approximations, bound by _bind() before the first compilation (importing them
 # imports Numba, which ``import spore`` must not)
-tanh_f32 = exp_f32 = sigmoid_f32 = exp64 = None
+tanh_f32 = exp_f32 = sigmoid_f32 = exp64 = _row_stats = None
 
 
 def _bind():
     approx = _native.approximations()
+    import numba
     globals().update(tanh_f32=approx.tanh_f32, exp_f32=approx.exp_f32,
-                     sigmoid_f32=approx.sigmoid_f32, exp64=approx.exp64)
+                     sigmoid_f32=approx.sigmoid_f32, exp64=approx.exp64,
+                     _row_stats=numba.njit(cache=True, nogil=True, error_model="numpy",
+                                           fastmath={"reassoc"})(_row_stats_py))
 
 
 _LOOP = dict(signature="float32[::1], float32[::1]", nogil=True, dtypes=(_F32,), setup=_bind)
@@ -206,6 +209,76 @@ def run(loop, x, out=None):
         out[...] = res
         return out
     return res
+
+
+# NOTE: [Layer norm rows]
+# LayerNorm over the last axis of float32 (rows, w) data, one loop per row tile: the
+# row mean and the mean of squared deviations summed in float64 (two passes in L1),
+# ``rstd = 1 / sqrt(var + eps)`` in float64, the output ``(x - mean) * rstd * gamma +
+# beta`` rounded once. The gradient recomputes ``xhat`` the same way and accumulates
+# ``dgamma``/``dbeta`` in float64 per tile (the caller adds the tiles in order, so the
+# thread count does not change the bits). Within 2 ulp of the float64 formula where no
+# cancellation intervenes; not the NumPy path's bits (it sums in float32 by BLAS).
+@jit(signature="float32[:, ::1], float32[::1], float32[::1], boolean, float64, "
+               "float32[:, ::1], float32[::1], float32[::1]",
+     nogil=True, dtypes=(_F32,), setup=_bind, fastmath={"reassoc"})
+def layer_norm_rows(x, gamma, beta, affine, eps, out, mean, rstd):
+    """out = (x - mean) * rstd [* gamma + beta] per row; the row mean and rstd."""
+    w = x.shape[1]
+    for r in range(x.shape[0]):
+        xr = x[r]
+        o = out[r]
+        mu, rs = _row_stats(xr, w, eps)
+        if affine:
+            for k in range(w):
+                o[k] = np.float32((xr[k] - mu) * rs * gamma[k] + beta[k])
+        else:
+            for k in range(w):
+                o[k] = np.float32((xr[k] - mu) * rs)
+        mean[r] = mu
+        rstd[r] = rs
+
+
+@jit(signature="float32[:, ::1], float32[:, ::1], float32[::1], boolean, float64, "
+               "float32[:, ::1], float64[::1], float64[::1]",
+     nogil=True, dtypes=(_F32,), setup=_bind, fastmath={"reassoc"})
+def layer_norm_grad_rows(x, dy, gamma, affine, eps, dx, dgamma, dbeta):
+    """dx of LayerNorm per row; adds the rows' dgamma and dbeta into the float64 sums."""
+    w = x.shape[1]
+    for r in range(x.shape[0]):
+        xr = x[r]
+        gr = dy[r]
+        o = dx[r]
+        mu, rs = _row_stats(xr, w, eps)
+        proj = 0.0
+        md = 0.0
+        for k in range(w):
+            xhat = (xr[k] - mu) * rs
+            g = np.float64(gr[k])
+            if affine:
+                dgamma[k] += g * xhat
+                dbeta[k] += g
+                g *= gamma[k]
+            proj += g * xhat
+            md += g
+        proj /= w
+        md /= w
+        for k in range(w):
+            g = np.float64(gr[k]) * gamma[k] if affine else np.float64(gr[k])
+            o[k] = np.float32((g - (xr[k] - mu) * rs * proj - md) * rs)
+
+
+def _row_stats_py(xr, w, eps):
+    """A row's mean and 1 / sqrt(var + eps), in float64 (compiled by _bind)."""
+    s = 0.0
+    for k in range(w):
+        s += xr[k]
+    mu = s / w
+    q = 0.0
+    for k in range(w):
+        d = xr[k] - mu
+        q += d * d
+    return mu, 1.0 / np.sqrt(q / w + eps)
 
 
 def rows_kernel(loop, xp, x):

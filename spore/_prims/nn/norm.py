@@ -22,6 +22,7 @@ from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .._base import composite_grad
 from .. import math as M
+from .. import vecmath
 from ..array import reshape_p
 from ..reduce import mean_p, sum_p
 from ._common import check_float, check_same_dtype, compute_dtype, scratch, validated
@@ -55,6 +56,22 @@ def _normalize_block(xp, x, out, eps):
     return mean, rstd
 
 
+def _fused(xp, x, *params):
+    """Whether the compiled row loops run this call (NOTE: [Layer norm rows] in
+    spore/_prims/vecmath.py): float32 NumPy data of MIN_FAST elements or more, float32
+    gamma/beta, Numba on and loaded; decided once for the whole call."""
+    return (xp is np and x.dtype == np.float32 and x.size >= vecmath.MIN_FAST
+            and all(p.dtype == np.float32 for p in params) and vecmath.usable())
+
+
+def _affine_args(gamma, beta, width):
+    """The loops' (gamma, beta, affine) arguments: contiguous float32 rows."""
+    if gamma is None:
+        empty = np.zeros(width, np.float32)
+        return empty, empty, False
+    return np.ascontiguousarray(gamma), np.ascontiguousarray(beta), True
+
+
 def _make_layer_norm(xp):
     def layer_norm(x, *affine, axis, eps):
         dt = x.dtype
@@ -65,13 +82,19 @@ def _make_layer_norm(xp):
         out = xp.empty((rows, width), cdt)
         mean = xp.empty((rows, 1), cdt)
         rstd = xp.empty((rows, 1), cdt)
+        if _fused(xp, x2, *affine):
+            g, b, on = _affine_args(gamma, beta, width)
 
-        def block(i, lo, hi):
-            o = out[lo:hi]
-            mean[lo:hi], rstd[lo:hi] = _normalize_block(xp, x2[lo:hi], o, eps)
-            if gamma is not None:
-                o *= gamma
-                o += beta
+            def block(i, lo, hi):
+                vecmath.layer_norm_rows(x2[lo:hi], g, b, on, float(eps), out[lo:hi],
+                                        mean[lo:hi, 0], rstd[lo:hi, 0])
+        else:
+            def block(i, lo, hi):
+                o = out[lo:hi]
+                mean[lo:hi], rstd[lo:hi] = _normalize_block(xp, x2[lo:hi], o, eps)
+                if gamma is not None:
+                    o *= gamma
+                    o += beta
         _run(xp, block, rows, width)
         stats = stats_shape(x.shape, axis)
         return (out.reshape(x.shape).astype(dt, copy=False),
@@ -89,8 +112,18 @@ def _make_layer_norm_grad(xp):
         g = gamma[0].astype(cdt, copy=False).reshape(width) if gamma else None
         dx = xp.empty((rows, width), cdt)
         blocks = row_blocks(rows, width)
-        dgamma = xp.zeros((len(blocks), width), cdt)
-        dbeta = xp.zeros((len(blocks), width), cdt)
+        fused = _fused(xp, x2, dy2, *gamma)
+        acc = np.float64 if fused else cdt           # the loops sum dgamma in float64
+        dgamma = xp.zeros((len(blocks), width), acc)
+        dbeta = xp.zeros((len(blocks), width), acc)
+        if fused:
+            gw, _, on = _affine_args(g, g, width)
+
+            def block(i, lo, hi):
+                vecmath.layer_norm_grad_rows(x2[lo:hi], dy2[lo:hi], gw, on, float(eps),
+                                             dx[lo:hi], dgamma[i], dbeta[i])
+            _run(xp, block, rows, width, blocks)
+            return _grad_results(xp, x, dx, dgamma, dbeta, gamma, dt)
 
         def block(i, lo, hi):
             xhat = xp.empty((hi - lo, width), cdt)
@@ -108,13 +141,18 @@ def _make_layer_norm_grad(xp):
             xp.subtract(d, o, out=o)
             o *= rstd
         _run(xp, block, rows, width, blocks)
-        dx = dx.reshape(x.shape).astype(dt, copy=False)
-        if g is None:
-            return (dx,)
-        shape = tuple(gamma[0].shape)
-        return (dx, dgamma.sum(axis=0).reshape(shape).astype(dt, copy=False),
-                dbeta.sum(axis=0).reshape(shape).astype(dt, copy=False))
+        return _grad_results(xp, x, dx, dgamma, dbeta, gamma, dt)
     return layer_norm_grad
+
+
+def _grad_results(xp, x, dx, dgamma, dbeta, gamma, dt):
+    """(dx[, dgamma, dbeta]) from the tiles' partial sums, added in tile order."""
+    dx = dx.reshape(x.shape).astype(dt, copy=False)
+    if not gamma:
+        return (dx,)
+    shape = tuple(gamma[0].shape)
+    return (dx, dgamma.sum(axis=0).reshape(shape).astype(dt, copy=False),
+            dbeta.sum(axis=0).reshape(shape).astype(dt, copy=False))
 
 
 def _run(xp, block, rows, width, blocks=None):
