@@ -24,12 +24,14 @@ from spore import nn, ops, Tensor, Parameter
 
 FW = "spore"
 # pynative_cold: PyNative with an empty Numba cache (run.py gives it a fresh
-# NUMBA_CACHE_DIR), for the first-step time of a new machine
-MODES = ("pynative", "pynative_cold", "jit", "jit_O1")
+# NUMBA_CACHE_DIR), for the first-step time of a new machine; pynative_warm: the
+# same with that cache filled by another process beforehand (a machine that ran
+# Spore before)
+MODES = ("pynative", "pynative_cold", "pynative_warm", "jit", "jit_O1")
 
 
 def compile_fn(fn, mode):
-    if mode in ("pynative", "pynative_cold"):
+    if mode in ("pynative", "pynative_cold", "pynative_warm"):
         return fn
     if not hasattr(ms, "jit"):
         raise NotImplementedError("not yet available: Graph mode (ms.jit) is not implemented")
