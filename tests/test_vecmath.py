@@ -2,6 +2,7 @@
 unary kernels]): within the stated 2 ulp over special values and every binade, the
 bits of one call when chunked, the same bits in PyNative and O0, and the NumPy kernels
 below the threshold, for other dtypes and without Numba."""
+import math
 import os
 import subprocess
 import sys
@@ -31,9 +32,15 @@ def _sigmoid64(x):
         return 1.0 / (1.0 + np.exp(-x))
 
 
+def _erf64(x):
+    """libm's double erf, element by element (NumPy has none)."""
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
 CASES = {"tanh": (V.tanh_loop, np.tanh, ops.tanh, M.tanh_p),
          "exp": (V.exp_loop, np.exp, ops.exp, M.exp_p),
-         "sigmoid": (V.sigmoid_loop, _sigmoid64, ops.sigmoid, M.sigmoid_p)}
+         "sigmoid": (V.sigmoid_loop, _sigmoid64, ops.sigmoid, M.sigmoid_p),
+         "erf": (V.erf_loop, _erf64, ops.erf, M.erf_p)}
 
 
 @pytest.fixture(autouse=True)
@@ -198,7 +205,8 @@ def test_nothing_changes_without_numba():
             "from spore._prims import math as M\nfrom spore._core import threads as T\n"
             "assert M.tanh_p.par_kernel is None and M.tanh_p.specializer is None\n"
             "assert M.tanh_p.par_min == T.MIN_COSTLY\n"
-            "assert M.sigmoid_p.par_min == T.MIN_COMPOSITE\nprint('ok')")
+            "assert M.sigmoid_p.par_min == M.erf_p.par_min == T.MIN_COMPOSITE\n"
+            "assert M.erf_p.par_kernel is None\nprint('ok')")
     env = dict(os.environ, SPORE_NATIVE="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)
@@ -329,7 +337,7 @@ def test_the_cached_loops_compute_approx_py_as_it_is_now():
     approx = _native.approximations()
     x = _special_and_stratified()
     for name, f in (("tanh", approx.tanh_f32), ("exp", approx.exp_f32),
-                    ("sigmoid", approx.sigmoid_f32)):
+                    ("sigmoid", approx.sigmoid_f32), ("erf", approx.erf_f32)):
         def loop(src, dst):
             for i in range(src.size):
                 dst[i] = f(src[i])
@@ -411,3 +419,18 @@ def test_small_float64_and_no_affine_layer_norms():
             want = N.layer_norm_p(Tensor(case), axis=2, eps=1e-5)[0].asnumpy()
         got = N.layer_norm_p(Tensor(case), axis=2, eps=1e-5)[0].asnumpy()
         assert got.tobytes() == want.tobytes()
+
+
+def test_gelu_runs_the_vectorised_erf_in_both_modes():
+    x = (np.random.default_rng(13).standard_normal((256, 512)) * 3).astype(F32)
+    eager = ops.gelu(Tensor(x)).asnumpy()
+    graph = ms.jit(lambda t: ops.gelu(t), jit_level="O0")(Tensor(x)).asnumpy()
+    assert eager.tobytes() == graph.tobytes()
+    scaled = x * F32(1 / math.sqrt(2.0))
+    want = x * F32(0.5) * (V.run(V.erf_loop, scaled) + F32(1.0))
+    assert eager.tobytes() == want.tobytes()
+    g = ms.grad(lambda t: ops.gelu(t).sum())(Tensor(x)).asnumpy()
+    x64 = x.astype(np.float64)
+    g64 = 0.5 * (1 + _erf64(x64 / math.sqrt(2))) + x64 * np.exp(-x64 * x64 / 2) / math.sqrt(
+        2 * math.pi)
+    np.testing.assert_allclose(g, g64, rtol=1e-5, atol=1e-6)

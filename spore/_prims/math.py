@@ -427,9 +427,10 @@ def cast_bool_like(mask, g):
 
 # ----------------------------------------------------------------- vectorised float32 kernels
 # NOTE: [Vectorised unary kernels] (spore/_prims/vecmath.py): with Numba, large float32
-# tanh, exp and sigmoid run one-pass vectorised loops, in both modes.
+# tanh, exp, sigmoid and erf run one-pass vectorised loops, in both modes.
 from . import vecmath as _vecmath  # noqa: E402
 
 _vecmath.install(tanh_p, _vecmath.tanh_loop)
 _vecmath.install(exp_p, _vecmath.exp_loop)
 _vecmath.install(sigmoid_p, _vecmath.sigmoid_loop)
+_vecmath.install(erf_p, _vecmath.erf_loop)

@@ -1,8 +1,10 @@
-"""Vectorised float32 ``tanh``, ``exp`` and ``sigmoid`` for eager calls and O0 graphs.
+"""Vectorised float32 ``tanh``, ``exp``, ``sigmoid`` and ``erf`` (and the fused softmax,
+LayerNorm rows) for eager calls and O0 graphs.
 
 NOTE: [Vectorised unary kernels]
 NumPy's float32 ``tanh`` (and ``exp``, and sigmoid's three passes) are SIMD loops only
-on AVX-512 CPUs; on AVX2 ones they call scalar libm, several times slower than
+on AVX-512 CPUs; on AVX2 ones they call scalar libm (and ``erf``, GELU's, is SciPy's
+scalar loop, or Python's ``math.erf`` per element without SciPy), several times slower than
 PyTorch's vectorised kernels. Where the ``fast`` extra (Numba) is installed, a
 float32 array of at least MIN_FAST elements runs instead through a one-pass Numba
 loop over the vectorisable approximations of spore/_jit/approx.py (the ones the O1
@@ -47,14 +49,15 @@ _F32 = np.dtype(np.float32)
 
 # the approximations, bound by _bind() before the first compilation (importing them
 # imports Numba, which ``import spore`` must not)
-tanh_f32 = exp_f32 = sigmoid_f32 = exp64 = _row_stats = None
+tanh_f32 = exp_f32 = sigmoid_f32 = erf_f32 = exp64 = _row_stats = None
 
 
 def _bind():
     approx = _native.approximations()
     import numba
     globals().update(tanh_f32=approx.tanh_f32, exp_f32=approx.exp_f32,
-                     sigmoid_f32=approx.sigmoid_f32, exp64=approx.exp64,
+                     sigmoid_f32=approx.sigmoid_f32, erf_f32=approx.erf_f32,
+                     exp64=approx.exp64,
                      _row_stats=numba.njit(cache=True, nogil=True, error_model="numpy",
                                            fastmath={"reassoc"})(_row_stats_py))
 
@@ -83,6 +86,13 @@ def sigmoid_loop(x, out):
         out[i] = sigmoid_f32(x[i])
 
 
+@jit(**_LOOP)
+def erf_loop(x, out):
+    """out = erf(x) (GELU's exact form calls it)."""
+    for i in range(x.size):
+        out[i] = erf_f32(x[i])
+
+
 # NOTE: [In-place loops]
 # ``out`` is often ``x`` itself (O0's memory plan writes a tanh into its input's dead
 # buffer). A two-array loop then fails LLVM's runtime overlap check and runs scalar:
@@ -109,7 +119,14 @@ def sigmoid_inplace(x):
         x[i] = sigmoid_f32(x[i])
 
 
-_INPLACE = {tanh_loop: tanh_inplace, exp_loop: exp_inplace, sigmoid_loop: sigmoid_inplace}
+@jit(**_LOOP1)
+def erf_inplace(x):
+    for i in range(x.size):
+        x[i] = erf_f32(x[i])
+
+
+_INPLACE = {tanh_loop: tanh_inplace, exp_loop: exp_inplace, sigmoid_loop: sigmoid_inplace,
+            erf_loop: erf_inplace}
 
 
 # NOTE: [Softmax rows]
