@@ -276,6 +276,240 @@ receive_p = Primitive("Receive", _make_receive, kind="opaque", effect="comm", no
                       infer=lambda attrs: ShapedArray(attrs["shape"], np.dtype(attrs["dtype"])))
 
 
+# ----------------------------------------------------------------- uneven collectives
+# The flat "V" collectives of mindspore.ops (AllGatherV, ReduceScatterV, AlltoAllV) and
+# the functions built on them: the split sizes are static attributes (tuples, one per
+# rank of the group, in elements).
+def _sizes(name, sizes, n, what):
+    """``sizes`` as a tuple of ``n`` non-negative ints (the static attribute form)."""
+    if hasattr(sizes, "asnumpy"):
+        sizes = sizes.asnumpy().tolist()
+    if not isinstance(sizes, (list, tuple)) or len(sizes) != n or any(
+            isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0
+            for s in sizes):
+        raise ValueError(f"For '{name}', '{what}' must be {n} non-negative ints (one per "
+                         f"rank of the group), but got {sizes}.")
+    return tuple(int(s) for s in sizes)
+
+
+def _flat_infer(name, total):
+    def infer(attrs, *xs):
+        for x in xs:
+            if len(x.shape) > 1:
+                raise ValueError(f"For '{name}', the input must be a flat (1-D) tensor, but "
+                                 f"got shape {tuple(x.shape)}.")
+        return ShapedArray((total(attrs, _comm(attrs["group"])),), xs[0].dtype)
+    return infer
+
+
+all_gather_v_p = Primitive(
+    "AllGatherV", lambda xp: lambda x, sizes, group: _comm(group).allgatherv(x, sizes),
+    kind="opaque", effect="comm", n_inputs=1,
+    infer=_flat_infer("AllGatherV", lambda a, c: sum(a["sizes"])))
+
+
+def _reduce_scatter_v_infer(attrs, x):
+    _check_reduce("ReduceScatterV", x, attrs["op"])
+    return _flat_infer("ReduceScatterV",
+                       lambda a, c: a["sizes"][c.rank])(attrs, x)
+
+
+reduce_scatter_v_p = Primitive(
+    "ReduceScatterV",
+    lambda xp: lambda x, sizes, op, group: _comm(group).reduce_scatterv(x, op, sizes),
+    kind="opaque", effect="comm", n_inputs=1, infer=_reduce_scatter_v_infer)
+
+
+@all_gather_v_p.def_grad()
+def _all_gather_v_grad(attrs, inputs, out, dout):
+    return (reduce_scatter_v_p(dout, sizes=attrs["sizes"], op="sum", group=attrs["group"]),)
+
+
+@reduce_scatter_v_p.def_grad()
+def _reduce_scatter_v_grad(attrs, inputs, out, dout):
+    if attrs["op"] != "sum":
+        raise NotImplementedError("ReduceScatterV's gradient is defined for op='sum' only.")
+    return (all_gather_v_p(dout, sizes=attrs["sizes"], group=attrs["group"]),)
+
+
+all_to_all_v_p = Primitive(
+    "AlltoAllV",
+    lambda xp: lambda x, send, recv, group: _comm(group).alltoallv(x, send, recv),
+    kind="opaque", effect="comm", n_inputs=1,
+    infer=_flat_infer("AlltoAllV", lambda a, c: sum(a["recv"])))
+
+
+@all_to_all_v_p.def_grad()
+def _all_to_all_v_grad(attrs, inputs, out, dout):
+    """What rank r sent to rank j comes back from j: the same exchange reversed."""
+    return (all_to_all_v_p(dout, send=attrs["recv"], recv=attrs["send"],
+                           group=attrs["group"]),)
+
+
+def _make_all_to_all(xp):
+    def all_to_all(x, split_count, split_dim, concat_dim, group):
+        _all_to_all_infer(dict(split_count=split_count, split_dim=split_dim,
+                               concat_dim=concat_dim, group=group), x)
+        comm = _comm(group)
+        blocks = np.split(x, split_count, axis=split_dim)
+        count = blocks[0].size
+        flat = comm.alltoallv(np.concatenate([b.reshape(-1) for b in blocks]),
+                              (count,) * split_count, (count,) * split_count)
+        shape = blocks[0].shape
+        return np.concatenate([flat[i * count:(i + 1) * count].reshape(shape)
+                               for i in range(split_count)], axis=concat_dim)
+    return all_to_all
+
+
+def _all_to_all_infer(attrs, x):
+    n, split, concat = attrs["split_count"], attrs["split_dim"], attrs["concat_dim"]
+    if n != _comm(attrs["group"]).size:
+        raise ValueError(f"For 'AlltoAll', 'split_count' must equal the group size "
+                         f"{_comm(attrs['group']).size}, but got {n}.")
+    shape = list(x.shape)
+    for what, d in (("split_dim", split), ("concat_dim", concat)):
+        if not -len(shape) <= d < len(shape):
+            raise ValueError(f"For 'AlltoAll', '{what}' must be in [{-len(shape)}, "
+                             f"{len(shape)}), but got {d}.")
+    if shape[split] % n:
+        raise ValueError(f"For 'AlltoAll', the input's dimension {split} ({shape[split]}) "
+                         f"must be divisible by 'split_count' {n}.")
+    shape[split] //= n
+    shape[concat] *= n
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+all_to_all_p = Primitive("AlltoAll", _make_all_to_all, kind="opaque", effect="comm",
+                         n_inputs=1, infer=_all_to_all_infer)
+
+
+@all_to_all_p.def_grad()
+def _all_to_all_grad(attrs, inputs, out, dout):
+    """Block j of the output came from rank j's block r: the exchange with the split
+    and concat dimensions swapped sends every block back."""
+    return (all_to_all_p(dout, split_count=attrs["split_count"], split_dim=attrs["concat_dim"],
+                         concat_dim=attrs["split_dim"], group=attrs["group"]),)
+
+
+# ----------------------------------------------------------------- rooted collectives
+# MindSpore's Reduce and CollectiveGather leave a placeholder of shape (1,) on the ranks
+# other than the root (its value means nothing); Spore's placeholder is zeros.
+def _rooted_infer(name, shape_on_root):
+    def infer(attrs, x):
+        comm = _comm(attrs["group"])
+        root = attrs["root"]
+        if not isinstance(root, int) or not 0 <= root < comm.size:
+            raise ValueError(f"For '{name}', the root rank must be in [0, {comm.size}), but "
+                             f"got {root}.")
+        if "op" in attrs:
+            _check_reduce(name, x, attrs["op"])
+        if comm.rank != root:
+            return ShapedArray((1,), x.dtype)
+        return ShapedArray(shape_on_root(tuple(x.shape), comm.size), x.dtype)
+    return infer
+
+
+def _make_reduce(xp):
+    def reduce(x, root, op, group):
+        _reduce_infer(dict(root=root, op=op, group=group), x)
+        out = _comm(group).reduce(x, op, root)
+        return out if out is not None else np.zeros((1,), x.dtype)
+    return reduce
+
+
+_reduce_infer = _rooted_infer("Reduce", lambda shape, n: shape)
+reduce_p = Primitive("Reduce", _make_reduce, kind="opaque", effect="comm", n_inputs=1,
+                     infer=_reduce_infer)
+
+
+def _make_collective_gather(xp):
+    def collective_gather(x, root, group):
+        _collective_gather_infer(dict(root=root, group=group), x)
+        comm = _comm(group)
+        out = comm.gatherv(x, root, (x.size,) * comm.size)
+        if out is None:
+            return np.zeros((1,), x.dtype)
+        return out.reshape((comm.size * x.shape[0],) + x.shape[1:])
+    return collective_gather
+
+
+def _gathered(shape, n):
+    if not shape:
+        raise ValueError("For 'CollectiveGather', the input must have at least 1 dimension.")
+    return (n * shape[0],) + shape[1:]
+
+
+_collective_gather_infer = _rooted_infer("CollectiveGather", _gathered)
+collective_gather_p = Primitive("CollectiveGather", _make_collective_gather, kind="opaque",
+                                effect="comm", n_inputs=1, infer=_collective_gather_infer)
+
+
+def _root_or_zeros(attrs, d, shape, dtype):
+    """The root's cotangent ``d``; zeros of ``shape`` elsewhere (where ``d`` belongs to
+    the placeholder output), so that every rank joins the exchange of the gradient."""
+    if _comm(attrs["group"]).rank == attrs["root"]:
+        return d
+    return P.wrap(np.zeros(shape, dtype))
+
+
+@reduce_p.def_grad()
+def _reduce_grad(attrs, inputs, out, dout):
+    """Every rank's input adds into the root's output: each gets the root's cotangent."""
+    if attrs["op"] != "sum":
+        raise NotImplementedError("Reduce's gradient is defined for op='sum' only.")
+    x = inputs[0]
+    d = _root_or_zeros(attrs, dout, tuple(x.shape), x.dtype)
+    return (broadcast_p(d, root=attrs["root"], group=attrs["group"]),)
+
+
+@collective_gather_p.def_grad()
+def _collective_gather_grad(attrs, inputs, out, dout):
+    """Rank r's input is block r of the root's output: the root's cotangent scattered."""
+    x = inputs[0]
+    n = _comm(attrs["group"]).size
+    d = _root_or_zeros(attrs, dout, (n * x.shape[0],) + tuple(x.shape[1:]), x.dtype)
+    return (collective_scatter_p(d, root=attrs["root"], group=attrs["group"]),)
+
+
+def _make_collective_scatter(xp):
+    def collective_scatter(x, root, group):
+        _collective_scatter_infer(dict(root=root, group=group), x)
+        comm = _comm(group)
+        piece = (x.shape[0] // comm.size,) + x.shape[1:]
+        count = int(np.prod(piece))
+        out = comm.scatterv(x, root, (count,) * comm.size, x.dtype)
+        return out.reshape(piece)
+    return collective_scatter
+
+
+def _collective_scatter_infer(attrs, x):
+    comm = _comm(attrs["group"])
+    root = attrs["root"]
+    if not isinstance(root, int) or not 0 <= root < comm.size:
+        raise ValueError(f"For 'CollectiveScatter', 'src_rank' must be in [0, {comm.size}), "
+                         f"but got {root}.")
+    if len(x.shape) == 0 or x.shape[0] % comm.size:
+        raise ValueError(f"For 'CollectiveScatter', the first dimension of the input must be "
+                         f"divisible by the group size {comm.size}, but got shape "
+                         f"{tuple(x.shape)}.")
+    return ShapedArray((x.shape[0] // comm.size,) + tuple(x.shape[1:]), x.dtype)
+
+
+collective_scatter_p = Primitive("CollectiveScatter", _make_collective_scatter, kind="opaque",
+                                 effect="comm", n_inputs=1, infer=_collective_scatter_infer)
+
+
+@collective_scatter_p.def_grad()
+def _collective_scatter_grad(attrs, inputs, out, dout):
+    """Block r of the root's input went to rank r: the cotangents gathered on the root
+    (the other ranks' inputs were not read: zeros)."""
+    x = inputs[0]
+    g = collective_gather_p(dout, root=attrs["root"], group=attrs["group"])
+    if _comm(attrs["group"]).rank == attrs["root"]:
+        return (g,)
+    return (P.wrap(np.zeros(tuple(x.shape), x.dtype)),)
+
+
 # ----------------------------------------------------------------- gradient buckets
 def _make_fused_all_reduce(xp):
     def fused_all_reduce(*xs, op, group, scale, bucket_bytes):

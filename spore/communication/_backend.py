@@ -145,6 +145,73 @@ class Comm:
         self.mpi.Recv(_bytes(out), source=src, tag=tag)
         return out
 
+    # -- uneven, rooted and point-to-point collectives (mindspore.ops / mint.distributed)
+    def allgatherv(self, x, counts):
+        """Every rank's flat ``x`` (``counts[r]`` elements from rank r) concatenated."""
+        x = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty(sum(counts), x.dtype)
+        self.mpi.Allgatherv(_bytes(x), _vbytes(out, counts))
+        return out
+
+    def reduce_scatterv(self, x, op, counts):
+        """``op`` over every rank's flat ``x``; rank r gets the ``counts[r]`` elements
+        after the first ``sum(counts[:r])``."""
+        x = np.ascontiguousarray(x).reshape(-1)
+        wide = _reduce_dtype(x.dtype)
+        src = x if wide is x.dtype else x.astype(wide)
+        out = np.empty(counts[self.rank], wide)
+        self.mpi.Reduce_scatter(src, out, recvcounts=list(counts), op=_MPI_OPS[op])
+        return out if wide is x.dtype else out.astype(x.dtype)
+
+    def alltoallv(self, x, send_counts, recv_counts):
+        """Rank r's flat ``x`` split by ``send_counts`` (piece j to rank j); the pieces
+        received, ``recv_counts[j]`` elements from rank j, concatenated in rank order."""
+        x = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty(sum(recv_counts), x.dtype)
+        self.mpi.Alltoallv(_vbytes(x, send_counts), _vbytes(out, recv_counts))
+        return out
+
+    def reduce(self, x, op, root):
+        """``op`` over every rank's ``x`` on rank ``root`` (None on the others)."""
+        x = np.ascontiguousarray(x)
+        wide = _reduce_dtype(x.dtype)
+        src = x if wide is x.dtype else x.astype(wide)
+        out = np.empty(x.shape, wide) if self.rank == root else None
+        self.mpi.Reduce(src, out, op=_MPI_OPS[op], root=root)
+        if out is None or wide is x.dtype:
+            return out
+        return out.astype(x.dtype)
+
+    def gatherv(self, x, root, counts):
+        """Every rank's flat ``x`` concatenated on rank ``root`` (None on the others)."""
+        x = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty(sum(counts), x.dtype) if self.rank == root else None
+        self.mpi.Gatherv(_bytes(x), _vbytes(out, counts) if out is not None else None,
+                         root=root)
+        return out
+
+    def scatterv(self, x, root, counts, dtype):
+        """Rank ``root``'s flat ``x`` split by ``counts``: rank r gets piece r."""
+        out = np.empty(counts[self.rank], dtype)
+        src = None
+        if self.rank == root:
+            src = _vbytes(np.ascontiguousarray(x).reshape(-1), counts)
+        self.mpi.Scatterv(src, _bytes(out), root=root)
+        return out
+
+    def isend(self, x, dst, tag):
+        """Start sending ``x`` (contiguous, kept alive by the caller until the wait)."""
+        return self.mpi.Isend(_bytes(x), dest=dst, tag=tag)
+
+    def irecv(self, out, src, tag):
+        """Start receiving into the contiguous ``out``."""
+        return self.mpi.Irecv(_bytes(out), source=src, tag=tag)
+
+    def iallreduce(self, x, op):
+        """Start ``op`` over the group of the contiguous native-dtype ``x``, in place:
+        the request to wait for (the gradient buckets overlapped with backward)."""
+        return self.mpi.Iallreduce(_MPI.IN_PLACE, x, op=_MPI_OPS[op])
+
     def split(self, name, world_ranks):
         """A new group over ``world_ranks`` of this (world) group; only the members call
         it (MPI's ``Comm.Create_group``, as MindSpore's create_group)."""
@@ -285,6 +352,29 @@ class SoloComm(Comm):
                            "one rank (start it with msrun or mpirun)")
 
     recv = send
+
+    def allgatherv(self, x, counts):
+        return np.array(x, order="C", copy=True).reshape(-1)
+
+    def reduce_scatterv(self, x, op, counts):
+        return np.array(x, order="C", copy=True).reshape(-1)
+
+    def alltoallv(self, x, send_counts, recv_counts):
+        return np.array(x, order="C", copy=True).reshape(-1)
+
+    def reduce(self, x, op, root):
+        return np.array(x, order="C", copy=True)
+
+    def gatherv(self, x, root, counts):
+        return np.array(x, order="C", copy=True).reshape(-1)
+
+    def scatterv(self, x, root, counts, dtype):
+        return np.array(x, order="C", copy=True).reshape(-1)
+
+    isend = irecv = send
+
+    def iallreduce(self, x, op):
+        return _DONE
 
     def split(self, name, world_ranks):
         return SoloComm(name, world_ranks)
@@ -446,6 +536,32 @@ def _reduce_dtype(dtype):
     if wide is not None:
         return wide
     return np.dtype(np.float32) if dtype.kind == "V" else dtype
+
+
+class _Done:
+    """The request of a collective that completed when it started (one rank)."""
+
+    @staticmethod
+    def Wait():
+        return None
+
+    @staticmethod
+    def Test():
+        return True
+
+
+_DONE = _Done()
+
+
+def _vbytes(a, counts):
+    """A byte view of a contiguous array cut in pieces of ``counts`` elements, for MPI's
+    v-collectives (byte counts and displacements, so any dtype moves)."""
+    size = a.dtype.itemsize
+    sizes = [int(c) * size for c in counts]
+    displs = [0] * len(sizes)
+    for i in range(1, len(sizes)):
+        displs[i] = displs[i - 1] + sizes[i - 1]
+    return [a.reshape(-1).view(np.uint8), (sizes, displs), _MPI.BYTE]
 
 
 def _bytes(a):

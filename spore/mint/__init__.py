@@ -37,6 +37,7 @@ from ..ops import (  # noqa: F401
     bitwise_not, xlogy, clamp, clip, reshape, t, permute,
 )
 from . import nn as nn, optim as optim, linalg as linalg, special as special  # noqa: E402
+from . import distributed as distributed  # noqa: E402
 
 
 def _require_tensor(op, arg, value):

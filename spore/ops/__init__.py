@@ -25,11 +25,12 @@ from ._image_ops3 import *    # noqa: F401,F403
 from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
 from .operations import *     # noqa: F401,F403  (primitive classes: ops.Add() ...)
 from . import operations as operations, functional as functional, composite as composite  # noqa
-from ._comm import (ReduceOp as ReduceOp, AllReduce as AllReduce, AllGather as AllGather,  # noqa
-                    ReduceScatter as ReduceScatter, Broadcast as Broadcast, Barrier as Barrier)
-for _name in ("ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Barrier"):
+from ._comm import *           # noqa: F401,F403  (AllReduce, AlltoAll, Send, ...)
+from . import _comm
+for _name in _comm.__all__:
     setattr(operations, _name, globals()[_name])      # also ops.operations.AllReduce (P.*)
 del _name
+from ._comm_func import *      # noqa: F401,F403  (all_reduce, isend, new_group, ...)
 from ._higher_order import (HyperMap as HyperMap, Map as Map,  # noqa: F401
                             MultitypeFuncGraph as MultitypeFuncGraph, partial as partial)
 from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,

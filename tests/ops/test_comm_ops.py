@@ -30,6 +30,16 @@ CASES = [
     OpCase("FusedAllReduce", _one_rank(lambda x, y: C.fused_all_reduce_p(
         x, y, op="sum", group="hccl_world_group", scale=0.5, bucket_bytes=16)),
         lambda x, y: (x * 0.5, y * 0.5), [(3, 2), (7,)]),
+    OpCase("AllGatherV", _one_rank(lambda x: ops.AllGatherV()(x, [5])), lambda x: x, (5,)),
+    OpCase("ReduceScatterV", _one_rank(lambda x: ops.ReduceScatterV()(x, [5])), lambda x: x,
+           (5,)),
+    OpCase("AlltoAll", _one_rank(lambda x: ops.AlltoAll(1, 0, 1)(x)), lambda x: x, (3, 2)),
+    OpCase("AlltoAllV", _one_rank(lambda x: ops.AlltoAllV()(x, [6], [6])), lambda x: x, (6,)),
+    OpCase("Reduce", _one_rank(lambda x: ops.Reduce(0)(x)), lambda x: x, (2, 3)),
+    OpCase("CollectiveGather", _one_rank(lambda x: ops.CollectiveGather(0)(x)), lambda x: x,
+           (2, 3)),
+    OpCase("CollectiveScatter", _one_rank(lambda x: ops.CollectiveScatter(0)(x)), lambda x: x,
+           (2, 3)),
 ]
 
 test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
