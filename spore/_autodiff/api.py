@@ -17,7 +17,7 @@ from .._core.aval import ShapedArray
 from .._prims.array import cast_p, full_p
 from .._prims.special import identity_p
 from . import tape as T
-from .backward import backward
+from .backward import backward, current_listener
 
 __all__ = ["grad", "value_and_grad", "GradOperation", "vjp", "jvp", "jacrev", "jacfwd",
            "get_grad"]
@@ -361,7 +361,14 @@ def _gradients_keep(run, seeds_for, positions, weights):
         vid = tape.id_of(o)
         if vid is not None:
             seeds[vid] = g if vid not in seeds else seeds[vid] + g
-    ct = backward(tape.records, seeds)
+    listener = current_listener() if weights else None
+    if listener is None or not listener.accepts(weights):
+        ct = backward(tape.records, seeds)
+    else:                               # NOTE: [Gradient-ready hooks] in backward.py
+        def ready(k, g):
+            w = weights[k]
+            listener(k, _cast_to(g, w) if g is not None else _zeros_like(w))
+        ct = backward(tape.records, seeds, ready=(run.weight_ids, ready))
     pos_grads = [_grad_or_zeros(ct, run._pos_ids[p], run.call_args[p]) for p in positions or ()]
     w_grads = [_grad_or_zeros(ct, vid, w) for w, vid in zip(weights or (), run.weight_ids)]
     return pos_grads, w_grads

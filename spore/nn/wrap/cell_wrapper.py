@@ -10,6 +10,8 @@ network is exactly ``sens`` filled in the loss's shape and dtype, as in MindSpor
 """
 from __future__ import annotations
 
+import contextlib
+
 from types import FunctionType, MethodType
 
 from ... import ops
@@ -127,7 +129,11 @@ class TrainOneStepCell(Cell):
 
     def construct(self, *inputs):
         sens = self.sens if self.sense_flag else None
-        loss, grads = loss_and_grads(self.network, self.weights, inputs, sens)
+        overlap = getattr(self.grad_reducer, "overlap", None)
+        # in data parallel, buckets are all-reduced during the backward pass (NOTE:
+        # [Overlapped buckets] in grad_reducer.py); the reducer waits for them
+        with overlap(self.weights) if overlap is not None else contextlib.nullcontext():
+            loss, grads = loss_and_grads(self.network, self.weights, inputs, sens)
         grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
