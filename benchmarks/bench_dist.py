@@ -1,17 +1,18 @@
 """Data-parallel benchmarks (issue 18): all-reduce bus bandwidth and W4 samples/s.
 
 usage:
-  python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 5]
+  python benchmarks/bench_dist.py allreduce [--ranks 2] [--rounds 5] [--max-bytes N]
   python benchmarks/bench_dist.py w4 [--ranks 2] [--steps 60] [--rounds 5]
   python benchmarks/bench_dist.py overhead [--rounds 5]
 
 The script launches itself under MPI's launcher (the ``dist`` extra) with one BLAS
 thread per rank and prints one JSON line per measurement, then a summary:
 
-* ``allreduce``: float32 arrays of 1 KB to 64 MB between the ranks. Three ways of
+* ``allreduce``: float32 arrays of 1 KB to 64 MB between the ranks. Four ways of
   reducing the same arrays: mpi4py's own ``Comm.Allreduce`` into a preallocated
   output (the reference), ``ops.AllReduce`` (Spore's primitive: a new output tensor
-  each call) and the gradient reducer's bucket (``DistributedGradReducer`` on one
+  each call), ``ops.all_reduce`` (MindSpore 2.10's function: in place) and the gradient
+  reducer's bucket (``DistributedGradReducer`` on one
   gradient: copy into the bucket, the sum through the shared window, or MPI's
   Allreduce in place with ``SPORE_SHARED_BUCKETS=0``, then the mean). Bus bandwidth is
   ``2 (n - 1) / n * bytes / time`` (the NCCL-tests convention); the median over
@@ -67,9 +68,10 @@ def allreduce_worker(args):
     comm = MPI.COMM_WORLD
     reduce_op = ops.AllReduce()
     sizes = [2 ** k for k in range(10, 27, 2)]          # 1 KB ... 64 MB
-    for nbytes in sizes:
+    for nbytes in [b for b in sizes if b <= args.max_bytes]:
         x = np.random.default_rng(rank).random(nbytes // 4, dtype=np.float32)
         t = ms.Tensor(x)
+        t_in_place = ms.Tensor(x.copy())
         out = np.empty_like(x)
         grad = ms.Parameter(ms.Tensor(x), name="g")
         reducer = nn.DistributedGradReducer([grad], mean=True)
@@ -82,14 +84,19 @@ def allreduce_worker(args):
         def spore_op():
             reduce_op(t)
 
+        def spore_in_place():
+            ops.all_reduce(t_in_place)
+
         def spore_bucket():
             reducer((t,))
 
-        times = {"mpi4py": [], "spore": [], "spore_bucket": []}
-        for fn in (mpi, spore_op, spore_bucket):
+        calls = (("mpi4py", mpi), ("spore", spore_op), ("spore_in_place", spore_in_place),
+                 ("spore_bucket", spore_bucket))
+        times = {name: [] for name, _ in calls}
+        for _, fn in calls:
             fn()                                      # warm up
         for _ in range(args.rounds):
-            for name, fn in (("mpi4py", mpi), ("spore", spore_op), ("spore_bucket", spore_bucket)):
+            for name, fn in calls:
                 comm.Barrier()
                 start = time.perf_counter()
                 for _ in range(reps):
@@ -106,18 +113,21 @@ def allreduce_worker(args):
 
 
 def allreduce_main(args):
-    rows = _launch(["allreduce", "--rounds", str(args.rounds)], args.ranks)
+    rows = _launch(["allreduce", "--rounds", str(args.rounds), "--max-bytes",
+                    str(args.max_bytes)], args.ranks)
     for r in rows:
         print(json.dumps(r))
     print("\n| size | mpi4py Allreduce GB/s (us) | Spore ops.AllReduce GB/s (us, ratio) | "
-          "Spore bucket GB/s (us, ratio) |\n|---|---|---|---|")
+          "Spore ops.all_reduce in place GB/s (us, ratio) | Spore bucket GB/s (us, ratio) |"
+          "\n|---|---|---|---|---|")
     by = {(r["bytes"], r["impl"]): r for r in rows}
     for nbytes in sorted({r["bytes"] for r in rows}):
-        ref, sp, bk = (by[(nbytes, k)] for k in ("mpi4py", "spore", "spore_bucket"))
-        cell = lambda r: f"{r['busbw_GBps']:.3g} ({r['median_us']:.3g}"     # noqa: E731
-        print(f"| {_size(nbytes)} | {cell(ref)}) | {cell(sp)}, "
-              f"{sp['busbw_GBps'] / ref['busbw_GBps']:.2f}x) | {cell(bk)}, "
-              f"{bk['busbw_GBps'] / ref['busbw_GBps']:.2f}x) |")
+        ref = by[(nbytes, "mpi4py")]
+        cells = [f"{r['busbw_GBps']:.3g} ({r['median_us']:.3g}, "
+                 f"{r['busbw_GBps'] / ref['busbw_GBps']:.2f}x)"
+                 for r in (by[(nbytes, k)] for k in ("spore", "spore_in_place", "spore_bucket"))]
+        print(f"| {_size(nbytes)} | {ref['busbw_GBps']:.3g} ({ref['median_us']:.3g}) | "
+              + " | ".join(cells) + " |")
 
 
 def overhead_worker(args):
@@ -133,11 +143,16 @@ def overhead_worker(args):
     comm, group = MPI.COMM_WORLD, group_comm("hccl_world_group")
     x = np.random.default_rng(0).random(256, dtype=np.float32)        # 1 KB
     out, t, reduce_op = np.empty_like(x), ms.Tensor(x), ops.AllReduce()
+    t_in_place = ms.Tensor(x.copy())
     calls = {"mpi4py Comm.Allreduce": lambda: comm.Allreduce(x, out, op=MPI.SUM),
              "Spore communicator (NumPy in, new array out)": lambda: group.allreduce(x, "sum"),
              "Spore ops.AllReduce (Tensor in, Tensor out)": lambda: reduce_op(t),
              "Spore comm_func.all_reduce (Tensor in, Tensor out)":
-                 lambda: comm_func.all_reduce(t)}
+                 lambda: comm_func.all_reduce(t),
+             "mpi4py Comm.Allreduce in place (IN_PLACE)":
+                 lambda: comm.Allreduce(MPI.IN_PLACE, out, op=MPI.SUM),
+             "Spore ops.all_reduce (in place, MindSpore 2.10's function)":
+                 lambda: ops.all_reduce(t_in_place)}
     best = {name: float("inf") for name in calls}
     for _ in range(args.rounds):
         for name, fn in calls.items():
@@ -241,6 +256,8 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--max-bytes", type=int, default=64 << 20,
+                    help="allreduce: the largest array (bytes)")
     args = ap.parse_args()
     worker = os.environ.get("SPORE_BENCH_WORKER") == "1"
     run = {"allreduce": (allreduce_main, allreduce_worker), "w4": (w4_main, w4_worker),

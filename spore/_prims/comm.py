@@ -13,6 +13,8 @@ reduce-scatter (sum) of its cotangent, of a reduce-scatter the all-gather.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._core import primitive as P
@@ -103,9 +105,14 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # with nothing else: outside any trace or tape (``_scopes == 0``, the dispatch point's
 # own test) it hands a NumPy-backed Tensor of a dtype MPI reduces natively straight to
 # the group's reducer (mpi4py's Allreduce, into a new array laid out like the input)
-# and returns the result; for anything else (a trace, a tape, float16 / bfloat16, a
-# strided view, a non-Tensor) it returns None and the caller calls ``all_reduce_p``,
-# so capture, gradients and error messages are those of the primitive.
+# and returns the result; a small result reuses the previous one's array once nothing
+# else refers to it (its reference count, as the pool does for large ones: NOTE:
+# [Buffer reuse]), which spares an allocation per call. For anything else (a trace, a
+# tape, float16 / bfloat16, a strided view, a non-Tensor) it returns None and the
+# caller calls ``all_reduce_p``, so capture, gradients and error messages are those of
+# the primitive. ``lean_all_reduce_inplace`` is the same for the in-place
+# ``ops.all_reduce(tensor)`` (MindSpore 2.10's function): MPI's Allreduce(IN_PLACE)
+# on the tensor's own memory, nothing allocated.
 def lean_all_reduce(op, group):
     """``x -> Tensor or None``: ``all_reduce_p(x, op=op, group=group)`` when it can be
     done without the dispatch point, else None (NOTE: [Eager all-reduce])."""
@@ -114,8 +121,12 @@ def lean_all_reduce(op, group):
     native, pool_from, pool = backend.NATIVE_DTYPES, backend.MIN_POOLED_BYTES, backend.POOL
     ndarray, empty_like, Tensor, Parameter = np.ndarray, np.empty_like, P._Tensor, P._Parameter
     explain, attrs = all_reduce_p._explain, {"op": op, "group": group}
+    getrefcount = sys.getrefcount
+    free = _free_refs()
     seen = [(None, None, None)]     # (the last group Comm, its reducer for ``op``): one
     # tuple, swapped whole, so another thread never pairs a Comm with another's reducer
+
+    spare = [None]          # the last small result: reused once nothing else holds it
 
     def run(x):
         tx = type(x)
@@ -127,7 +138,12 @@ def lean_all_reduce(op, group):
                     last = seen[0]
                     if comm is not last[0]:
                         last = seen[0] = (comm,) + comm.reducers[op]
-                    if a.nbytes < pool_from or not a.flags.c_contiguous:
+                    if a.nbytes < pool_from:
+                        out = spare[0]
+                        if out is None or getrefcount(out) != free or out.dtype != a.dtype \
+                                or out.shape != a.shape or out.strides != a.strides:
+                            out = spare[0] = empty_like(a)      # laid out like a
+                    elif not a.flags.c_contiguous:
                         out = empty_like(a)
                     else:
                         out = pool.empty(a.shape, a.dtype)
@@ -142,6 +158,48 @@ def lean_all_reduce(op, group):
                     t._tape_ref = None
                     return t
         return None
+    return run
+
+
+def _free_refs():
+    """The reference count ``lean_all_reduce`` sees for its spare result when nothing
+    else holds it (measured the way it measures: interpreters count temporaries
+    differently)."""
+    spare = [np.empty(1)]
+
+    def probe():
+        out = spare[0]
+        return sys.getrefcount(out)
+    return probe()
+
+
+def lean_all_reduce_inplace(op, group):
+    """``x -> bool``: whether ``x``'s memory was all-reduced in place (``op`` over the
+    ranks of ``group``, both checked by the caller), which is what the in-place
+    ``ops.all_reduce(x)`` does where it can skip its checks and the dispatch point:
+    eager, a NumPy-backed Tensor of a dtype MPI reduces, contiguous and writeable (else
+    False, nothing sent: the caller takes its checked path). NOTE: [Eager all-reduce]."""
+    groups = _load_management()._groups
+    native = _management._backend.NATIVE_DTYPES
+    ndarray, Tensor, Parameter = np.ndarray, P._Tensor, P._Parameter
+    seen = [(None,) * 4]            # (the last group Comm, its in-place reducer for ``op``)
+
+    def run(x):
+        tx = type(x)
+        if P._scopes == 0 and (tx is Tensor or tx is Parameter):
+            a = x._data
+            if type(a) is ndarray and a.dtype in native:
+                comm = groups.get(group)
+                if comm is not None:
+                    last = seen[0]
+                    if comm is not last[0]:
+                        last = seen[0] = (comm,) + comm.inplace_reducers[op]
+                    try:
+                        last[1](last[2], a, last[3])    # Allreduce(IN_PLACE, a, op)
+                    except (BufferError, ValueError):   # strided or read-only: not sent
+                        return False
+                    return True
+        return False
     return run
 
 

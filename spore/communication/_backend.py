@@ -75,6 +75,8 @@ class Comm:
         self.local_rank = local_rank
         self.local_size = local_size
         self.reducers = _reducers(mpi_comm.Allreduce)
+        self.inplace_reducers = {op: (mpi_comm.Allreduce, _MPI.IN_PLACE, mpi_op)
+                                 for op, mpi_op in _MPI_OPS.items()}
         self._shared = None         # the SharedSum of the gradient buckets; False: none
 
     # -- collectives on NumPy arrays ------------------------------------------
@@ -323,6 +325,7 @@ class SoloComm(Comm):
         self.world_ranks = tuple(world_ranks)
         self.rank, self.size, self.local_rank, self.local_size = 0, 1, 0, 1
         self.reducers = dict.fromkeys(REDUCE_OPS, (_copy_into, None))
+        self.inplace_reducers = dict.fromkeys(REDUCE_OPS, (_solo_in_place, None, None))
         self._shared = False
 
     def allreduce(self, x, op, out=None):
@@ -469,6 +472,14 @@ def _reducers(allreduce):
     a small eager all-reduce (NOTE: [Eager all-reduce] in ``spore/_prims/comm.py``). A
     non-contiguous ``x`` makes it raise BufferError before anything is sent."""
     return {op: (allreduce, mpi_op) for op, mpi_op in _MPI_OPS.items()}
+
+
+def _solo_in_place(_in_place, x, _op):
+    """The in-place all-reduce of a one-rank group (``inplace_reducers``: called as
+    ``fn(IN_PLACE, x, op)``, mpi4py's Allreduce): nothing to do, on an array MPI could
+    write (else ValueError, as mpi4py: the caller takes the checked path)."""
+    if not x.flags.writeable:
+        raise ValueError("read-only")
 
 
 def _copy_into(x, out, _op):

@@ -331,31 +331,32 @@ def get_process_group_ranks(group=None):
 
 
 # ----------------------------------------------------------------- collectives
-def _plain_inplace_all_reduce(tensor, op, comm):
-    """MPI's all-reduce straight into ``tensor``'s memory, where that is exactly what
-    ``assign_p`` of the result would do: eager, a contiguous writeable array of a dtype
-    MPI reduces. False where it does not apply."""
-    a = tensor._data
-    if P._scopes or type(a) is not np.ndarray or a.dtype not in M._backend.NATIVE_DTYPES \
-            or not a.flags.c_contiguous or not a.flags.writeable or op == "avg":
-        return False
-    comm.allreduce(a, op, out=a)
-    return True
-
-
 def all_reduce(tensor, op="sum", group=None, async_op=False):
     """``op`` (sum, prod, min, max, avg) over every rank's ``tensor``."""
-    _tensor("all_reduce", tensor)
-    _check_op("all_reduce", op)
-    group = _group("all_reduce", group)
-    _check_async("all_reduce", async_op)
-    comm = M.group_comm(group)
-    if _inplace("all_reduce") and _plain_inplace_all_reduce(tensor, op, comm):
-        return _handle(async_op)
-    out = C.all_reduce_p(tensor, op="sum" if op == "avg" else op, group=group)
+    if async_op is False and _INPLACE["all_reduce"]:
+        try:
+            lean = _lean_in_place[op, group]
+        except (KeyError, TypeError):   # not seen yet (or unhashable): the checked path
+            lean = None
+        if lean is not None and lean(tensor):   # NOTE: [Eager all-reduce]
+            return None
+    fn = "all_reduce"
+    _tensor(fn, tensor)
+    _check_op(fn, op)
+    name = _group(fn, group)
+    _check_async(fn, async_op)
+    comm = M.group_comm(name)
+    if _inplace(fn) and op != "avg":
+        lean = _lean_in_place[op, group] = C.lean_all_reduce_inplace(op, name)
+        if lean(tensor):
+            return _handle(async_op)
+    out = C.all_reduce_p(tensor, op="sum" if op == "avg" else op, group=name)
     if op == "avg":
         out = _avg(out, comm)
-    return _finish("all_reduce", [(tensor, out)], out, async_op)
+    return _finish(fn, [(tensor, out)], out, async_op)
+
+
+_lean_in_place = {}     # (op, group argument) -> C.lean_all_reduce_inplace, both checked
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):

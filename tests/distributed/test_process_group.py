@@ -3,6 +3,7 @@ point-to-point primitive classes: 2 ranks against NumPy (workers/process_group.p
 one rank alone."""
 import inspect
 import re
+import weakref
 
 import numpy as np
 import pytest
@@ -143,3 +144,34 @@ def test_arguments_are_checked(solo):
         ops.BatchISendIRecv(("isend",), (0, 1))
     with pytest.raises(RuntimeError, match="peer rank"):
         ops.isend(x, 0)
+
+
+def test_a_small_all_reduce_result_is_reused_only_once_free(solo):
+    op = ops.AllReduce()
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    first = op(x)
+    held = first._data
+    second = op(x)
+    assert second._data is not held               # first still alive: a new array
+    np.testing.assert_array_equal(first.asnumpy(), x.asnumpy())
+    del first, held
+    spare = weakref.ref(second._data)
+    del second
+    third = op(x)
+    assert third._data is spare()                 # nothing held it: reused
+    f_order = ms.Tensor(np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    del third
+    np.testing.assert_array_equal(op(f_order).asnumpy(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(op(x).asnumpy(), np.arange(6).reshape(2, 3))
+
+
+def test_in_place_all_reduce_of_views_and_read_only_tensors(solo):
+    base = ms.Tensor(np.arange(8, dtype=np.float32))
+    assert ops.all_reduce(base) is None and ops.all_reduce(base, "max") is None
+    np.testing.assert_array_equal(base.asnumpy(), np.arange(8))
+    ro = np.arange(3, dtype=np.float32)
+    ro.flags.writeable = False
+    t = ms.Tensor.__new__(ms.Tensor)
+    t._data, t._tape_ref = ro, None
+    with pytest.raises(Exception, match="(?i)read-only|writ"):
+        ops.all_reduce(t)
