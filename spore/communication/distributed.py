@@ -149,6 +149,14 @@ def _check_async(fn, async_op):
                         f"{type(async_op)}.")
 
 
+def _checked(fn, tensor, group, async_op):
+    """The checks every tensor collective makes: ``(group name, its Comm)``."""
+    _tensor(fn, tensor)
+    group = _group(fn, group)
+    _check_async(fn, async_op)
+    return group, M.group_comm(group)
+
+
 def _check_op(fn, op):
     if not isinstance(op, str):
         raise TypeError(f"For {fn}, the input op type must be str")
@@ -394,11 +402,8 @@ def all_gather_into_tensor_uneven(output, input, output_split_sizes=None, group=
     """Every rank's ``input`` (first dimensions ``output_split_sizes``, which default to
     an even split of ``output``'s) concatenated on axis 0, into ``output``."""
     fn = "all_gather_into_tensor_uneven"
-    _tensor(fn, input)
     _tensor(fn, output, "output tensor")
-    group = _group("all_gather_into_tensor_uneven", group)
-    _check_async("all_gather_into_tensor_uneven", async_op)
-    comm = M.group_comm(group)
+    group, comm = _checked(fn, input, group, async_op)
     sizes = _split_sizes(fn, "output_split_sizes", output_split_sizes, output.shape[0],
                          comm.size)
     row = _rows(output)
@@ -431,12 +436,9 @@ def reduce_scatter_tensor_uneven(output, input, input_split_sizes=None, op="sum"
                                  async_op=False):
     """``op`` over every rank's ``input``; rank r gets ``input_split_sizes[r]`` rows."""
     fn = "reduce_scatter_tensor_uneven"
-    _tensor(fn, input)
     _tensor(fn, output, "output tensor")
     _check_op(fn, op)
-    group = _group("reduce_scatter_tensor_uneven", group)
-    _check_async("reduce_scatter_tensor_uneven", async_op)
-    comm = M.group_comm(group)
+    group, comm = _checked(fn, input, group, async_op)
     sizes = _split_sizes(fn, "input_split_sizes", input_split_sizes, input.shape[0],
                          comm.size)
     row = _rows(input)
@@ -452,13 +454,8 @@ def reduce(tensor, dst, op="sum", group=None, async_op=False):
     """``op`` over every rank's ``tensor``, into world rank ``dst``'s ``tensor`` (the
     others' are left as they are)."""
     fn = "reduce"
-    _tensor(fn, tensor)
-    _int(fn, "dst", dst)
     _check_op(fn, op)
-    group = _group("reduce", group)
-    _check_async("reduce", async_op)
-    comm = M.group_comm(group)
-    root = M.get_group_rank_from_world_rank(dst, group)
+    group, comm, root = _rooted(fn, tensor, "dst", dst, group, async_op)
     out = C.reduce_p(tensor, root=root, op="sum" if op == "avg" else op, group=group)
     if comm.rank != root:
         return _finish(fn, [], out, async_op)
@@ -627,10 +624,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     """Rank r's ``input`` split on axis 0 by ``input_split_sizes`` (piece j to rank j);
     ``output`` gets the pieces received, ``output_split_sizes[j]`` rows from rank j."""
     fn = "all_to_all_single"
-    _tensor(fn, input)
-    group = _group("all_to_all_single", group)
-    _check_async("all_to_all_single", async_op)
-    comm = M.group_comm(group)
+    group, comm = _checked(fn, input, group, async_op)
     if not isinstance(output, (Tensor, list, tuple)):
         raise TypeError(f"For {fn}, 'output' must be a Tensor (or, not in place, a shape), "
                         f"but got {type(output)}.")
@@ -651,10 +645,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Every rank's ``tensor`` into ``tensor_list`` (one per rank, in rank order)."""
     fn = "all_gather"
-    _tensor(fn, tensor)
-    group = _group("all_gather", group)
-    _check_async("all_gather", async_op)
-    comm = M.group_comm(group)
+    group, comm = _checked(fn, tensor, group, async_op)
     gathered = C.all_gather_p(tensor.reshape((1,) + tuple(tensor.shape)), group=group)
     outs = tuple(gathered[r] for r in range(comm.size))
     if _inplace(fn):
@@ -687,15 +678,18 @@ def reduce_scatter(output, input_list, op="sum", group=None, async_op=False):
     return _finish(fn, [(output, out)], out, async_op)
 
 
+def _rooted(fn, tensor, what, rank, group, async_op):
+    """The checks of a rooted collective: ``(group name, its Comm, the root's rank in
+    the group)``; ``rank`` (argument ``what``) is a world rank."""
+    group, comm = _checked(fn, tensor, group, async_op)
+    return group, comm, _group_rank(fn, what, rank, group)
+
+
 def gather_into_tensor(output_tensor, input_tensor, dst=0, group=None, async_op=False):
     """Every rank's ``input_tensor`` concatenated on axis 0, into world rank ``dst``'s
     ``output_tensor``."""
     fn = "gather_into_tensor"
-    _tensor(fn, input_tensor)
-    group = _group("gather_into_tensor", group)
-    _check_async("gather_into_tensor", async_op)
-    comm = M.group_comm(group)
-    root = _group_rank(fn, "dst", dst, group)
+    group, comm, root = _rooted(fn, input_tensor, "dst", dst, group, async_op)
     out = C.collective_gather_p(input_tensor, root=root, group=group)
     if comm.rank != root:
         return _finish(fn, [], out, async_op)
@@ -709,10 +703,7 @@ def scatter_tensor(output_tensor, input_tensor, src=0, group=None, async_op=Fals
     """World rank ``src``'s ``input_tensor`` split evenly on axis 0: rank r's piece into
     its ``output_tensor``."""
     fn = "scatter_tensor"
-    _tensor(fn, input_tensor)
-    group = _group("scatter_tensor", group)
-    _check_async("scatter_tensor", async_op)
-    root = _group_rank(fn, "src", src, group)
+    group, _, root = _rooted(fn, input_tensor, "src", src, group, async_op)
     out = C.collective_scatter_p(input_tensor, root=root, group=group)
     if _inplace(fn):
         _tensor(fn, output_tensor, "output tensor")
@@ -723,11 +714,7 @@ def scatter_tensor(output_tensor, input_tensor, src=0, group=None, async_op=Fals
 def gather(tensor, gather_list, dst=0, group=None, async_op=False):
     """Every rank's ``tensor`` into world rank ``dst``'s ``gather_list`` (one per rank)."""
     fn = "gather"
-    _tensor(fn, tensor)
-    group = _group("gather", group)
-    _check_async("gather", async_op)
-    comm = M.group_comm(group)
-    root = _group_rank(fn, "dst", dst, group)
+    group, comm, root = _rooted(fn, tensor, "dst", dst, group, async_op)
     out = C.collective_gather_p(tensor.reshape((1,) + tuple(tensor.shape)), root=root,
                                 group=group)
     if comm.rank != root:
@@ -744,11 +731,7 @@ def gather(tensor, gather_list, dst=0, group=None, async_op=False):
 def scatter(tensor, scatter_list, src=0, group=None, async_op=False):
     """World rank ``src``'s ``scatter_list[r]`` into rank r's ``tensor``."""
     fn = "scatter"
-    _tensor(fn, tensor)
-    group = _group("scatter", group)
-    _check_async("scatter", async_op)
-    comm = M.group_comm(group)
-    root = _group_rank(fn, "src", src, group)
+    group, comm, root = _rooted(fn, tensor, "src", src, group, async_op)
     dtype = _array(tensor).dtype
     if comm.rank == root:
         if not isinstance(scatter_list, list) or len(scatter_list) != comm.size:
