@@ -47,6 +47,8 @@ from .engine.readers_audio import (CMUArcticDataset as CMUArcticDataset,
                                    LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,
                                    YesNoDataset as YesNoDataset)
+from .engine.readers_audio2 import (GTZANDataset as GTZANDataset,
+                                    LibriTTSDataset as LibriTTSDataset)
 from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,
                                      AmazonReviewDataset as AmazonReviewDataset,
                                      CLUEDataset as CLUEDataset,
