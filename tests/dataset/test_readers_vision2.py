@@ -1,0 +1,108 @@
+"""LFW, SBU and Flickr readers on small files written here; the expected columns,
+dtypes, labels and orders are MindSpore 2.10's on the same files (probed)."""
+import io
+
+import numpy as np
+import pytest
+
+import spore.dataset as ds
+
+PIL = pytest.importorskip("PIL.Image")
+
+
+def _jpeg(value):
+    buffer = io.BytesIO()
+    PIL.fromarray(np.full((2, 3, 3), value, np.uint8)).save(buffer, format="JPEG", quality=95)
+    return buffer.getvalue()
+
+
+def _lfw(root):
+    people = {"Aaron_Eckhart": 1, "Abbas_K": 2, "Zed_Z": 3}
+    for folder, value in (("lfw", 10), ("lfw_funneled", 200), ("lfw-deepfunneled", 90)):
+        for name, count in people.items():
+            (root / folder / name).mkdir(parents=True)
+            for i in range(1, count + 1):
+                (root / folder / name / f"{name}_{i:04d}.jpg").write_bytes(_jpeg(value))
+    files = {"lfw-names.txt": "Zed_Z\t3\nAaron_Eckhart\t1\nAbbas_K\t2\n",
+             "people.txt": "2\n1\nAbbas_K\t2\n2\nZed_Z\t3\nAaron_Eckhart\t1\n",
+             "peopleDevTrain.txt": "1\nZed_Z\t3\n",
+             "peopleDevTest.txt": "2\nAbbas_K\t2\nAaron_Eckhart\t1\n",
+             "pairs.txt": "2\t1\nZed_Z\t1\t3\nAbbas_K\t1\tZed_Z\t2\nAbbas_K\t1\t2\n"
+                          "Aaron_Eckhart\t1\tZed_Z\t3\n"}
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _summary(d):
+    return [tuple(int(v[0, 0, 0]) if v.ndim == 3 else int(v) for v in row)
+            for row in d.create_tuple_iterator(output_numpy=True)]
+
+
+def test_lfw_people(tmp_path):
+    root = _lfw(tmp_path)
+    d = ds.LFWDataset(root, task="people", usage="10fold", shuffle=False, decode=True)
+    assert d.get_col_names() == ["image", "label"]
+    got = _summary(d)
+    assert [label for _, label in got] == [2, 2, 0, 0, 0, 1]         # lfw-names.txt lines
+    assert all(abs(pixel - 200) <= 2 for pixel, _ in got)           # funneled by default
+    assert [l for _, l in _summary(ds.LFWDataset(root, usage="train", shuffle=False,
+                                                 decode=True))] == [0, 0, 0]
+    assert [l for _, l in _summary(ds.LFWDataset(root, usage="test", shuffle=False,
+                                                 decode=True))] == [2, 2, 1]
+    assert [l for _, l in _summary(ds.LFWDataset(root, shuffle=False, decode=True))] == \
+        [0, 0, 0, 2, 2, 1]
+    for image_set, value in (("original", 10), ("deepfunneled", 90)):
+        pixel = _summary(ds.LFWDataset(root, usage="train", image_set=image_set,
+                                       shuffle=False, decode=True))[0][0]
+        assert abs(pixel - value) <= 2
+    row = next(ds.LFWDataset(root, usage="train", shuffle=False).create_dict_iterator(
+        output_numpy=True))
+    assert row["image"].dtype == np.uint8 and row["image"].ndim == 1     # raw bytes
+    assert row["label"].dtype == np.uint32 and row["label"].shape == ()
+
+
+def test_lfw_pairs(tmp_path):
+    root = _lfw(tmp_path)
+    d = ds.LFWDataset(root, task="pairs", usage="10fold", shuffle=False, decode=True)
+    assert d.get_col_names() == ["image1", "image2", "label"]
+    assert [row[2] for row in _summary(d)] == [1, 0, 1, 0]
+    with pytest.raises(ValueError, match="task"):
+        ds.LFWDataset(root, task="faces")
+    with pytest.raises(ValueError, match="usage"):
+        ds.LFWDataset(root, usage="valid")
+
+
+def test_sbu(tmp_path):
+    (tmp_path / "sbu_images").mkdir()
+    urls = ["http://static.flickr.com/3326/3596303505_3ce4c20529.jpg",
+            "http://static.flickr.com/2522/4182181099_c3c23ab1cc.jpg",
+            "http://static.flickr.com/1/2_x.jpg"]
+    (tmp_path / "SBU_captioned_photo_dataset_urls.txt").write_text("\n".join(urls) + "\n")
+    (tmp_path / "SBU_captioned_photo_dataset_captions.txt").write_text(
+        "first caption \nsecond caption\nthird\n")
+    (tmp_path / "sbu_images/m_3326_3596303505_3ce4c20529.jpg").write_bytes(_jpeg(10))
+    (tmp_path / "sbu_images/m_2522_4182181099_c3c23ab1cc.jpg").write_bytes(_jpeg(200))
+    d = ds.SBUDataset(tmp_path, shuffle=False)
+    assert d.get_col_names() == ["image", "caption"]
+    rows = list(d.create_dict_iterator(output_numpy=True))
+    assert [str(r["caption"]) for r in rows] == ["first caption", "second caption"]
+    assert rows[0]["image"].tobytes() == _jpeg(10) and rows[0]["image"].dtype == np.uint8
+
+
+def test_flickr(tmp_path):
+    (tmp_path / "imgs").mkdir()
+    (tmp_path / "imgs/1000_a.jpg").write_bytes(_jpeg(10))
+    (tmp_path / "imgs/999_b.jpg").write_bytes(_jpeg(200))
+    tokens = "".join(f"1000_a.jpg#{i}\tA dog {i} .\n" for i in range(5)) + \
+        "".join(f"999_b.jpg#{i}\tCat {i}\n" for i in range(3))
+    (tmp_path / "tok.txt").write_text(tokens)
+    d = ds.FlickrDataset(tmp_path / "imgs", str(tmp_path / "tok.txt"), shuffle=False)
+    assert d.get_col_names() == ["image", "annotation"]
+    rows = list(d.create_dict_iterator(output_numpy=True))
+    assert [r["annotation"].tolist() for r in rows] == [
+        [f"A dog {i} ." for i in range(5)], [f"Cat {i}" for i in range(3)]]
+    assert rows[0]["image"].dtype == np.uint8 and len(rows[0]["image"]) == len(_jpeg(10))
+    (tmp_path / "tok.txt").write_text(tokens + "missing.jpg#0\tnone\n")
+    with pytest.raises(RuntimeError, match="does not exist"):
+        ds.FlickrDataset(tmp_path / "imgs", str(tmp_path / "tok.txt"))
