@@ -43,8 +43,10 @@ from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
                                     RenderedSST2Dataset as RenderedSST2Dataset,
                                     SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
-from .engine.readers_vision2 import (FlickrDataset as FlickrDataset, LFWDataset as LFWDataset,
-                                     SBUDataset as SBUDataset)
+from .engine.readers_vision2 import (DIV2KDataset as DIV2KDataset,
+                                     FlickrDataset as FlickrDataset, LFWDataset as LFWDataset,
+                                     SBUDataset as SBUDataset,
+                                     WIDERFaceDataset as WIDERFaceDataset)
 from .engine.readers_audio import (CMUArcticDataset as CMUArcticDataset,
                                    LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,

@@ -106,3 +106,69 @@ def test_flickr(tmp_path):
     (tmp_path / "tok.txt").write_text(tokens + "missing.jpg#0\tnone\n")
     with pytest.raises(RuntimeError, match="does not exist"):
         ds.FlickrDataset(tmp_path / "imgs", str(tmp_path / "tok.txt"))
+
+
+def _put(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_div2k(tmp_path):
+    for usage, ids in (("train", ["0002", "0001"]), ("valid", ["0801"])):
+        for i in ids:
+            _put(tmp_path / f"DIV2K_{usage}_HR/{i}.png", _jpeg(10))
+            _put(tmp_path / f"DIV2K_{usage}_LR_bicubic/X2/{i}x2.png", _jpeg(200))
+            _put(tmp_path / f"DIV2K_{usage}_LR_unknown/X3/{i}x3.png", _jpeg(200))
+            _put(tmp_path / f"DIV2K_{usage}_LR_mild/{i}x4m.png", _jpeg(90))
+            _put(tmp_path / f"DIV2K_{usage}_LR_wild/{i}x4w.png", _jpeg(90))
+            _put(tmp_path / f"DIV2K_{usage}_LR_x8/{i}x8.png", _jpeg(90))
+    d = ds.DIV2KDataset(tmp_path, shuffle=False, decode=True)
+    assert d.get_col_names() == ["hr_image", "lr_image"] and d.get_dataset_size() == 2
+    assert [(round(hr / 10) * 10, round(lr / 10) * 10) for hr, lr in _summary(d)] == \
+        [(10, 200), (10, 200)]
+    assert ds.DIV2KDataset(tmp_path, usage="all").get_dataset_size() == 3
+    for kwargs, lr in ((dict(usage="valid", downgrade="unknown", scale=3), 200),
+                       (dict(downgrade="mild", scale=4), 90), (dict(scale=8), 90),
+                       (dict(downgrade="wild", scale=4), 90)):
+        got = _summary(ds.DIV2KDataset(tmp_path, shuffle=False, decode=True, **kwargs))
+        assert all(abs(row[1] - lr) <= 2 for row in got)
+    with pytest.raises(RuntimeError, match="LR_difficult"):
+        ds.DIV2KDataset(tmp_path, downgrade="difficult", scale=4)
+    row = next(ds.DIV2KDataset(tmp_path, shuffle=False).create_dict_iterator(output_numpy=True))
+    assert row["hr_image"].dtype == np.uint8 and row["hr_image"].ndim == 1
+    for kwargs, message in ((dict(downgrade="mild", scale=2), "mild downgrade requires scale"),
+                            (dict(scale=8, downgrade="unknown"), "only in bicubic"),
+                            (dict(scale=5), r"valid set of \[2, 3, 4, 8\]"),
+                            (dict(usage="test"), "valid set of")):
+        with pytest.raises(ValueError, match=message):
+            ds.DIV2KDataset(tmp_path, **kwargs)
+
+
+def test_wider_face(tmp_path):
+    _put(tmp_path / "WIDER_train/images/0--Parade/0_Parade_a.jpg", _jpeg(10))
+    _put(tmp_path / "WIDER_train/images/1--Hand/1_Hand_b.jpg", _jpeg(200))
+    _put(tmp_path / "WIDER_val/images/0--Parade/0_Parade_v.jpg", _jpeg(90))
+    _put(tmp_path / "WIDER_test/images/0--Parade/0_Parade_t.jpg", _jpeg(90))
+    split = tmp_path / "wider_face_split"
+    _put(split / "wider_face_train_bbx_gt.txt",
+         b"0--Parade/0_Parade_a.jpg\n2\n449 330 122 149 0 0 0 0 0 0 \n"
+         b"10 20 30 40 2 1 0 1 0 1 \n1--Hand/1_Hand_b.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n")
+    _put(split / "wider_face_val_bbx_gt.txt",
+         b"0--Parade/0_Parade_v.jpg\n1\n1 2 3 4 1 1 1 1 1 1 \n")
+    _put(split / "wider_face_test_filelist.txt", b"0--Parade/0_Parade_t.jpg\n")
+    d = ds.WIDERFaceDataset(tmp_path, usage="train", shuffle=False, decode=True)
+    names = ["image", "bbox", "blur", "expression", "illumination", "occlusion", "pose",
+             "invalid"]
+    assert d.get_col_names() == names
+    first, second = d.create_dict_iterator(output_numpy=True)
+    assert first["bbox"].dtype == np.int32 and first["bbox"].tolist() == \
+        [[449, 330, 122, 149], [10, 20, 30, 40]]
+    assert [first[k].tolist() for k in names[2:]] == [[0, 2], [0, 1], [0, 0], [0, 1], [0, 0],
+                                                      [0, 1]]
+    assert all(first[k].dtype == np.int32 and first[k].shape == (2,) for k in names[2:])
+    assert second["bbox"].tolist() == [[0, 0, 0, 0]] and second["pose"].tolist() == [0]
+    assert ds.WIDERFaceDataset(tmp_path, usage="valid").get_dataset_size() == 1
+    assert ds.WIDERFaceDataset(tmp_path).get_dataset_size() == 3              # 'all'
+    test = ds.WIDERFaceDataset(tmp_path, usage="test", shuffle=False, decode=True)
+    assert test.get_col_names() == ["image"]
+    assert abs(_summary(test)[0][0] - 90) <= 2

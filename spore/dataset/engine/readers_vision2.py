@@ -153,3 +153,133 @@ class FlickrDataset(_AnnotatedSource):
                 raise RuntimeError(f"Invalid file path, flickr dataset file: {path} does not "
                                    "exist.")
             self._add([path], (np.array(texts),), image)
+
+
+# ----------------------------------------------------------------------------- DIV2K
+_DIV2K_SCALES = {"bicubic": (2, 3, 4, 8), "unknown": (2, 3, 4), "mild": (4,), "difficult": (4,),
+                 "wild": (4,)}
+
+
+def _check_div2k(downgrade, scale):
+    if downgrade not in _DIV2K_SCALES:
+        raise ValueError(f"Input downgrade is not within the valid set of "
+                         f"{list(_DIV2K_SCALES)}.")
+    if isinstance(scale, bool) or scale not in (2, 3, 4, 8):
+        raise ValueError("Input scale is not within the valid set of [2, 3, 4, 8].")
+    if scale == 8 and downgrade != "bicubic":
+        raise ValueError("DIV2KNode: scale equal to 8 is allowed only in bicubic downgrade.")
+    if scale not in _DIV2K_SCALES[downgrade]:
+        raise ValueError(f"DIV2KNode: {downgrade} downgrade requires scale equal to 4."
+                         if downgrade != "unknown" else
+                         "DIV2KNode: unknown downgrade requires scale in [2, 3, 4].")
+
+
+class DIV2KDataset(_AnnotatedSource):
+    """DIV2K super-resolution pairs: ``DIV2K_<usage>_HR/0001.png`` with its low-resolution
+    image ``DIV2K_<usage>_LR_<downgrade>/X<scale>/0001x<scale>.png`` (bicubic / unknown),
+    ``DIV2K_<usage>_LR_<downgrade>/0001x4<m|d|w>.png`` (mild / difficult / wild) or
+    ``DIV2K_<usage>_LR_x8/0001x8.png`` (bicubic, scale 8). Columns ``hr_image`` and
+    ``lr_image``; ``usage`` ``'train'`` (default), ``'valid'`` or ``'all'`` (both)."""
+
+    columns = ("hr_image", "lr_image")
+
+    def __init__(self, dataset_dir, usage="train", downgrade="bicubic", scale=2,
+                 num_samples=None, num_parallel_workers=None, shuffle=None, decode=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, bool(decode))
+        self.dataset_dir = _check_dir(dataset_dir)
+        usage = "train" if usage is None else usage
+        if usage not in ("train", "valid", "all"):
+            raise ValueError("Input usage is not within the valid set of ['train', 'valid', "
+                             "'all'].")
+        _check_div2k(downgrade, scale)
+        self.usage, self.downgrade, self.scale = usage, downgrade, scale
+        for part in ("train", "valid") if usage == "all" else (usage,):
+            self._part(part)
+        if not self._records:
+            raise RuntimeError(f"Invalid data, no DIV2K {usage} images in {self.dataset_dir}.")
+
+    def _lr_path(self, part, stem):
+        if self.scale == 8:
+            return os.path.join(self.dataset_dir, f"DIV2K_{part}_LR_x8", f"{stem}x8.png")
+        folder = os.path.join(self.dataset_dir, f"DIV2K_{part}_LR_{self.downgrade}")
+        if self.downgrade in ("bicubic", "unknown"):
+            return os.path.join(folder, f"X{self.scale}", f"{stem}x{self.scale}.png")
+        return os.path.join(folder, f"{stem}x4{self.downgrade[0]}.png")
+
+    def _part(self, part):
+        hr_dir = os.path.join(self.dataset_dir, f"DIV2K_{part}_HR")
+        if not os.path.isdir(hr_dir):
+            raise RuntimeError(f"Invalid path, div2k hr image dir: {hr_dir} is not a "
+                               "directory.")
+        for name in sorted(os.listdir(hr_dir)):
+            stem, ext = os.path.splitext(name)
+            if ext.lower() != ".png":
+                continue
+            lr = self._lr_path(part, stem)
+            if not os.path.isfile(lr):
+                raise RuntimeError(f"Invalid path, div2k lr image {lr} does not exist.")
+            self._add([os.path.join(hr_dir, name), lr], (), stem)
+
+
+# ------------------------------------------------------------------------- WIDERFace
+_WIDER_FIELDS = ("blur", "expression", "illumination", "occlusion", "pose", "invalid")
+
+
+def _wider_annotations(path):
+    """[(image path relative to images/, (n, 10) int32 array)] of a *_bbx_gt.txt file: an
+    image line, a face count, then that many lines (one line of zeros for no face)."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    out, pos = [], 0
+    try:
+        while pos < len(lines):
+            image, count = lines[pos], int(lines[pos + 1])
+            rows = lines[pos + 2:pos + 2 + max(count, 1)]
+            values = np.array([[int(v) for v in row.split()[:10]] for row in rows], np.int32)
+            if values.shape[1:] != (10,):
+                raise ValueError("a face line needs 10 numbers")
+            out.append((image, values))
+            pos += 2 + max(count, 1)
+    except (IndexError, ValueError) as exc:
+        raise RuntimeError(f"Invalid WIDERFace annotation file {path} near line {pos + 1}: "
+                           f"{exc}.") from None
+    return out
+
+
+class WIDERFaceDataset(_AnnotatedSource):
+    """WIDER FACE: ``WIDER_<train|val|test>/images/<event>/<image>.jpg`` and
+    ``wider_face_split/`` (``wider_face_<train|val>_bbx_gt.txt``,
+    ``wider_face_test_filelist.txt``). ``usage`` ``'train'`` / ``'valid'`` / ``'all'``
+    (default: both) give ``image``, ``bbox`` (int32 ``(n, 4)``) and int32 ``(n,)`` columns
+    ``blur``, ``expression``, ``illumination``, ``occlusion``, ``pose``, ``invalid``
+    (an image without faces has one all-zero face, as in the file); ``'test'`` gives
+    ``image`` only. Images come in the annotation file's order."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = _check_usage("WIDERFaceDataset", usage, ("train", "test", "valid", "all"))
+        split = os.path.join(self.dataset_dir, "wider_face_split")
+        if self.usage == "test":
+            self.columns = ("image",)
+            for image in _lines(os.path.join(split, "wider_face_test_filelist.txt")):
+                self._add([self._image("test", image[0])], (), image[0])
+            return
+        self.columns = ("image", "bbox") + _WIDER_FIELDS
+        for part in ("train", "val") if self.usage == "all" else \
+                ({"train": "train", "valid": "val"}[self.usage],):
+            for image, values in _wider_annotations(
+                    os.path.join(split, f"wider_face_{part}_bbx_gt.txt")):
+                self._add([self._image(part, image)],
+                          (values[:, :4],) + tuple(values[:, 4 + k] for k in range(6)), image)
+
+    def _image(self, part, relative):
+        path = os.path.join(self.dataset_dir, f"WIDER_{part}", "images", relative)
+        if not os.path.isfile(path):
+            raise RuntimeError(f"Invalid file, {path} does not exist.")
+        return path
