@@ -43,7 +43,8 @@ from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
                                     RenderedSST2Dataset as RenderedSST2Dataset,
                                     SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
-from .engine.readers_vision2 import (DIV2KDataset as DIV2KDataset,
+from .engine.readers_vision2 import (CityscapesDataset as CityscapesDataset,
+                                     DIV2KDataset as DIV2KDataset, KITTIDataset as KITTIDataset,
                                      FlickrDataset as FlickrDataset, LFWDataset as LFWDataset,
                                      SBUDataset as SBUDataset,
                                      WIDERFaceDataset as WIDERFaceDataset)

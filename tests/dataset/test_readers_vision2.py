@@ -172,3 +172,80 @@ def test_wider_face(tmp_path):
     test = ds.WIDERFaceDataset(tmp_path, usage="test", shuffle=False, decode=True)
     assert test.get_col_names() == ["image"]
     assert abs(_summary(test)[0][0] - 90) <= 2
+
+
+def _png(value, grey=False):
+    buffer = io.BytesIO()
+    shape = (2, 3) if grey else (2, 3, 3)
+    PIL.fromarray(np.full(shape, value, np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+_KITTI_ORDER = ["Car", "Van", "Truck", "Pedestrian", "Person_sitting", "Cyclist", "Tram", "Misc",
+                "DontCare"]
+
+
+def test_kitti(tmp_path):
+    images = tmp_path / "data_object_image_2"
+    labels = tmp_path / "data_object_label_2/training/label_2"
+    _put(images / "training/image_2/000001.png", _png(10))
+    _put(images / "training/image_2/000000.png", _png(200))
+    _put(images / "testing/image_2/000000.png", _png(90))
+    _put(labels / "000000.txt", "".join(
+        f"{c} 0.{k} {k % 4} -1.5{k} 1.0 2.0 3.{k} 4.0 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59\n"
+        for k, c in enumerate(_KITTI_ORDER)).encode())
+    _put(labels / "000001.txt", b"Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 "
+                                b"-0.65 1.71 46.70 -1.59\n")
+    d = ds.KITTIDataset(tmp_path, shuffle=False, decode=True)
+    assert d.get_col_names() == ["image", "label", "truncated", "occluded", "alpha", "bbox",
+                                 "dimensions", "location", "rotation_y"]
+    first, second = d.create_dict_iterator(output_numpy=True)
+    assert abs(int(first["image"][0, 0, 0]) - 200) <= 2                 # 000000 first
+    assert first["label"].dtype == np.uint32 and first["label"].shape == (9, 1)
+    assert first["label"].ravel().tolist() == [0, 8, 7, 4, 5, 1, 6, 3, 2]     # probed
+    assert first["occluded"].dtype == np.uint32 and \
+        first["occluded"].ravel().tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0]
+    assert first["truncated"].dtype == np.float32 and first["truncated"][1, 0] == np.float32(0.1)
+    assert first["bbox"].shape == (9, 4) and first["bbox"][2].tolist() == \
+        [1.0, 2.0, np.float32(3.2), 4.0]
+    assert first["dimensions"].shape == (9, 3) and first["location"].shape == (9, 3)
+    np.testing.assert_array_equal(second["bbox"], np.array([[587.01, 173.33, 614.12, 200.12]],
+                                                           np.float32))
+    np.testing.assert_array_equal(second["rotation_y"], np.array([[-1.59]], np.float32))
+    test = ds.KITTIDataset(tmp_path, usage="test", shuffle=False, decode=True)
+    assert test.get_col_names() == ["image"] and abs(_summary(test)[0][0] - 90) <= 2
+
+
+def _cityscapes(root):
+    for split in ("train", "val", "test"):
+        for stem, value in (("aachen_000001_000019", 10), ("aachen_000000_000019", 20)):
+            _put(root / f"leftImg8bit/{split}/aachen/{stem}_leftImg8bit.png", _png(value))
+            base = root / f"gtFine/{split}/aachen/{stem}_gtFine_"
+            _put(base.parent / (base.name + "color.png"), _png(30))
+            _put(base.parent / (base.name + "instanceIds.png"), _png(40, grey=True))
+            _put(base.parent / (base.name + "labelIds.png"), _png(50, grey=True))
+            _put(base.parent / (base.name + "polygons.json"),
+                 b'{"objects": [{"polygon": [[0, 0], [1, 1]], "label": "road"}], '
+                 b'"imgWidth": 3, "imgHeight": 2}')
+    return root
+
+
+def test_cityscapes(tmp_path):
+    root = _cityscapes(tmp_path)
+    for task, value in (("instance", 40), ("semantic", 50), ("color", 30)):
+        d = ds.CityscapesDataset(root, task=task, shuffle=False, decode=True)
+        assert d.get_col_names() == ["image", "task"]
+        rows = list(d.create_tuple_iterator(output_numpy=True))
+        assert [int(image[0, 0, 0]) for image, _ in rows] == [20, 10]      # name order
+        assert all(t.shape == (2, 3, 3) and t.dtype == np.uint8 and int(t[0, 0, 0]) == value
+                   for _, t in rows)                                        # grey -> RGB
+    polygon = next(ds.CityscapesDataset(root, task="polygon", shuffle=False)
+                   .create_dict_iterator(output_numpy=True))["task"]
+    assert str(polygon) == ('{"imgHeight":2,"imgWidth":3,"objects":[{"label":"road",'
+                            '"polygon":[[0,0],[1,1]]}]}')
+    assert ds.CityscapesDataset(root, usage="all").get_dataset_size() == 6
+    assert ds.CityscapesDataset(root, usage="test").get_dataset_size() == 2
+    with pytest.raises(ValueError, match="usage"):
+        ds.CityscapesDataset(root, usage="train_extra")
+    with pytest.raises(ValueError, match="task"):
+        ds.CityscapesDataset(root, task="depth")

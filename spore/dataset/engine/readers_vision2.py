@@ -1,8 +1,9 @@
 """More image readers in their published layouts: LFW (people and pairs), SBU captioned
-photos and Flickr8k/30k captions. Columns, dtypes, labels and orders are MindSpore 2.10's
+photos, Flickr8k/30k captions, DIV2K, WIDER FACE, KITTI and Cityscapes. Columns, dtypes, labels and orders are MindSpore 2.10's
 (probed on small files); images are bytes, or RGB HWC uint8 with ``decode=True``."""
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -283,3 +284,117 @@ class WIDERFaceDataset(_AnnotatedSource):
         if not os.path.isfile(path):
             raise RuntimeError(f"Invalid file, {path} does not exist.")
         return path
+
+
+# ----------------------------------------------------------------------------- KITTI
+_KITTI_CLASSES = ("Car", "Cyclist", "DontCare", "Misc", "Pedestrian", "Person_sitting", "Tram",
+                  "Truck", "Van")
+
+
+def _kitti_labels(path):
+    """The per-object columns of a KITTI label file: label, truncated, occluded, alpha
+    ((n, 1) each), bbox (n, 4), dimensions, location ((n, 3) each), rotation_y (n, 1)."""
+    objects = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) < 15 or fields[0] not in _KITTI_CLASSES:
+                raise RuntimeError(f"Invalid KITTI label file {path}, line {number}: expected "
+                                   "a class name and 14 numbers.")
+            objects.append([_KITTI_CLASSES.index(fields[0])] + [float(v) for v in fields[1:15]])
+    table = np.array(objects, np.float64).reshape(-1, 15)
+    f32 = table.astype(np.float32)
+    return (table[:, :1].astype(np.uint32), f32[:, 1:2], table[:, 2:3].astype(np.uint32),
+            f32[:, 3:4], f32[:, 4:8], f32[:, 8:11], f32[:, 11:14], f32[:, 14:15])
+
+
+class KITTIDataset(_AnnotatedSource):
+    """KITTI object detection: ``data_object_image_2/<training|testing>/image_2/*.png`` and
+    ``data_object_label_2/training/label_2/<same name>.txt``. ``usage='train'`` (default)
+    gives ``image``, ``label`` (uint32, the class's place in the sorted class names Car,
+    Cyclist, DontCare, Misc, Pedestrian, Person_sitting, Tram, Truck, Van), ``truncated``,
+    ``occluded`` (uint32), ``alpha``, ``bbox`` ``(n, 4)``, ``dimensions``, ``location``
+    ``(n, 3)`` and ``rotation_y`` (float32, one row per object); ``'test'`` gives ``image``
+    only. Images in name order."""
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, decode=False, sampler=None, num_shards=None, shard_id=None,
+                 cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, decode)
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.usage = "train" if usage is None else _check_choice(
+            "KITTIDataset", "usage", usage, ("train", "test"))
+        part = "training" if self.usage == "train" else "testing"
+        image_dir = os.path.join(self.dataset_dir, "data_object_image_2", part, "image_2")
+        if not os.path.isdir(image_dir):
+            raise RuntimeError(f"Invalid path, {image_dir} does not exist.")
+        label_dir = os.path.join(self.dataset_dir, "data_object_label_2", part, "label_2")
+        self.columns = ("image",) if self.usage == "test" else (
+            "image", "label", "truncated", "occluded", "alpha", "bbox", "dimensions",
+            "location", "rotation_y")
+        for name in sorted(os.listdir(image_dir)):
+            stem = os.path.splitext(name)[0]
+            labels = () if self.usage == "test" else \
+                _kitti_labels(os.path.join(label_dir, stem + ".txt"))
+            self._add([os.path.join(image_dir, name)], labels, stem)
+
+
+# ------------------------------------------------------------------------ Cityscapes
+_CITYSCAPES_TASKS = {"instance": "instanceIds.png", "semantic": "labelIds.png",
+                     "color": "color.png", "polygon": "polygons.json"}
+
+
+class CityscapesDataset(_AnnotatedSource):
+    """Cityscapes: ``leftImg8bit/<split>/<city>/<x>_leftImg8bit.png`` with
+    ``gtFine`` (``quality_mode='fine'``) or ``gtCoarse`` annotations
+    ``<split>/<city>/<x>_gt<Fine|Coarse>_<instanceIds|labelIds|color>.png`` /
+    ``_polygons.json``. Columns ``image`` and ``task``: the annotation image for tasks
+    ``'instance'`` (default), ``'semantic'``, ``'color'``, or the polygon JSON as text
+    (compact, keys sorted) for ``'polygon'``. ``usage`` ``'train'`` (default), ``'val'``,
+    ``'test'`` (fine) or ``'train_extra'`` (coarse), ``'all'`` every split of the mode;
+    cities and images in name order."""
+
+    columns = ("image", "task")
+
+    def __init__(self, dataset_dir, usage="train", quality_mode="fine", task="instance",
+                 num_samples=None, num_parallel_workers=None, shuffle=None, decode=None,
+                 sampler=None, num_shards=None, shard_id=None, cache=None):
+        super().__init__(num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers, bool(decode))
+        self.dataset_dir = _check_dir(dataset_dir)
+        self.quality_mode = _check_choice("CityscapesDataset", "quality_mode", quality_mode,
+                                          ("fine", "coarse"))
+        splits = ("train", "test", "val") if quality_mode == "fine" else \
+            ("train", "train_extra", "val")
+        self.usage = _check_choice("CityscapesDataset", "usage", usage, splits + ("all",))
+        self.task = _check_choice("CityscapesDataset", "task", task, tuple(_CITYSCAPES_TASKS))
+        gt = "gtFine" if quality_mode == "fine" else "gtCoarse"
+        for split in splits if self.usage == "all" else (self.usage,):
+            image_root = os.path.join(self.dataset_dir, "leftImg8bit", split)
+            for city in sorted(os.listdir(image_root)) if os.path.isdir(image_root) else []:
+                for name in sorted(os.listdir(os.path.join(image_root, city))):
+                    if not name.endswith("_leftImg8bit.png"):
+                        continue
+                    stem = name[:-len("_leftImg8bit.png")]
+                    target = os.path.join(self.dataset_dir, gt, split, city,
+                                          f"{stem}_{gt}_{_CITYSCAPES_TASKS[task]}")
+                    self._pair(os.path.join(image_root, city, name), target, stem)
+        if not self._records:
+            raise RuntimeError(f"Invalid data, no Cityscapes images for usage {usage!r} in "
+                               f"{self.dataset_dir}.")
+
+    def _pair(self, image, target, stem):
+        if not os.path.isfile(target):
+            raise RuntimeError(f"Invalid file, {target} does not exist.")
+        if self.task != "polygon":
+            self._add([image, target], (), stem)
+            return
+        with open(target, encoding="utf-8") as f:
+            try:
+                text = json.dumps(json.load(f), sort_keys=True, separators=(",", ":"))
+            except ValueError as exc:
+                raise RuntimeError(f"Invalid json file {target}: {exc}") from None
+        self._add([image], (text,), stem)
