@@ -90,6 +90,7 @@ from .engine.serialize import (compare as compare, deserialize as deserialize,
                                serialize as serialize, show as show)
 from .engine.debug import DebugHook as DebugHook
 from .engine.ops_extra import (BucketBatchByLengthDataset as BucketBatchByLengthDataset,
+                               DeserializedDataset as DeserializedDataset,
                                DSCallback as DSCallback, PaddedDataset as PaddedDataset,
                                SyncWaitDataset as SyncWaitDataset,
                                WaitedDSCallback as WaitedDSCallback)
