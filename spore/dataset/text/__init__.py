@@ -15,6 +15,8 @@ from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
 from .vectors import (CharNGram as CharNGram, FastText as FastText, GloVe as GloVe,
                       ToVectors as ToVectors, Vectors as Vectors)
 from .vocab import Vocab as Vocab
+from .script import (FilterWikipediaXML as FilterWikipediaXML,
+                     UnicodeScriptTokenizer as UnicodeScriptTokenizer)
 
 
 def __getattr__(name):
