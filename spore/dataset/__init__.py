@@ -117,6 +117,7 @@ from . import utils as utils  # noqa: E402
 from .. import context as context  # noqa: E402  (names MindSpore's module imports)
 from .._tensor import Tensor as Tensor  # noqa: E402
 from .vision import ToNumpy as ToNumpy  # noqa: E402
+from .text.sentencepiece import SentencePieceModel as SentencePieceModel  # noqa: E402
 import sys as _sys  # noqa: E402
 ds = _sys.modules[__name__]  # MindSpore's module shows itself as ``ds``
 

@@ -15,6 +15,11 @@ from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
 from .vectors import (CharNGram as CharNGram, FastText as FastText, GloVe as GloVe,
                       ToVectors as ToVectors, Vectors as Vectors)
 from .vocab import Vocab as Vocab
+from .sentencepiece import (SentencePieceModel as SentencePieceModel,
+                            SentencePieceTokenizer as SentencePieceTokenizer,
+                            SentencePieceVocab as SentencePieceVocab,
+                            SPieceTokenizerLoadType as SPieceTokenizerLoadType,
+                            SPieceTokenizerOutType as SPieceTokenizerOutType)
 from .script import (FilterWikipediaXML as FilterWikipediaXML,
                      UnicodeScriptTokenizer as UnicodeScriptTokenizer)
 
