@@ -20,6 +20,7 @@ from .sentencepiece import (SentencePieceModel as SentencePieceModel,
                             SentencePieceVocab as SentencePieceVocab,
                             SPieceTokenizerLoadType as SPieceTokenizerLoadType,
                             SPieceTokenizerOutType as SPieceTokenizerOutType)
+from .jieba import JiebaMode as JiebaMode, JiebaTokenizer as JiebaTokenizer
 from .script import (FilterWikipediaXML as FilterWikipediaXML,
                      UnicodeScriptTokenizer as UnicodeScriptTokenizer)
 
