@@ -19,3 +19,11 @@ def test_sentencepiece_missing_names_the_extra(monkeypatch, tmp_path):
     with pytest.raises(ImportError, match=r"spore\[text\]"):
         tokenizer("a b")
     assert text.WhitespaceTokenizer()("a b").tolist() == ["a", "b"]
+
+
+def test_text_utils_module_holds_mindspores_names():
+    from spore.dataset.text import utils
+    for name in ("Vocab", "SentencePieceVocab", "to_str", "to_bytes", "JiebaMode",
+                 "NormalizeForm", "SentencePieceModel", "SPieceTokenizerLoadType",
+                 "SPieceTokenizerOutType", "GloVe", "FastText", "CharNGram", "Vectors"):
+        assert getattr(utils, name) is getattr(text, name)

@@ -21,6 +21,7 @@ from .sentencepiece import (SentencePieceModel as SentencePieceModel,
                             SPieceTokenizerLoadType as SPieceTokenizerLoadType,
                             SPieceTokenizerOutType as SPieceTokenizerOutType)
 from .jieba import JiebaMode as JiebaMode, JiebaTokenizer as JiebaTokenizer
+from . import utils as utils  # noqa: E402
 from .script import (FilterWikipediaXML as FilterWikipediaXML,
                      UnicodeScriptTokenizer as UnicodeScriptTokenizer)
 
