@@ -133,6 +133,10 @@ from . import version as version                  # noqa: E402
 from .log import get_level as get_level, get_log_config as get_log_config  # noqa: E402
 
 
+_MINDRECORD_NAMES = ("FileReader", "FileWriter", "SUCCESS", "MindPage", "Cifar10ToMR",
+                     "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR")
+
+
 def __getattr__(name):
     """``spore.dataset`` is imported on first use: it brings multiprocessing, sockets and
     subprocesses, which a script that never builds a pipeline does not need at start-up.
@@ -140,7 +144,7 @@ def __getattr__(name):
     import importlib
     if name in ("dataset", "multiprocessing", "utils", "onnx"):
         return importlib.import_module("." + name, __name__)
-    if name in ("FileReader", "FileWriter", "SUCCESS"):       # MindRecord, as MindSpore has them
+    if name in _MINDRECORD_NAMES:                             # MindRecord, as MindSpore has them
         return getattr(importlib.import_module(".mindrecord", __name__), name)
     from . import _absent
     return _absent.missing(__name__, name)

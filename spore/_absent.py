@@ -36,7 +36,7 @@ _MS_ASCEND = """
     get_sdc_detect_result stress_detect set_cpu_affinity set_kernel_launch_capture
     set_kernel_launch_group launch_blocking dispatch_threads_num set_mindio_server_info
     mindio_preload hifloat8 qint4x2 float8_e4m3fn float8_e5m2 set_dump set_memory runtime
-    device_context device_manager TrainFaultTolerance ExitByRequest OnRequestExit tools
+    device_context device_manager TrainFaultTolerance ExitByRequest tools
     ConvertModelUtils ConvertNetUtils"""
 _PARALLEL = """
     build_searched_strategy get_ckpt_path_with_strategy load_distributed_checkpoint

@@ -43,16 +43,25 @@ from .engine.readers_vision import (Caltech101Dataset as Caltech101Dataset,
                                     RenderedSST2Dataset as RenderedSST2Dataset,
                                     SUN397Dataset as SUN397Dataset,
                                     ManifestDataset as ManifestDataset, VOCDataset as VOCDataset)
+from .engine.readers_vision2 import (CityscapesDataset as CityscapesDataset,
+                                     DIV2KDataset as DIV2KDataset, KITTIDataset as KITTIDataset,
+                                     FlickrDataset as FlickrDataset, LFWDataset as LFWDataset,
+                                     SBUDataset as SBUDataset,
+                                     WIDERFaceDataset as WIDERFaceDataset)
 from .engine.readers_audio import (CMUArcticDataset as CMUArcticDataset,
                                    LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,
                                    YesNoDataset as YesNoDataset)
+from .engine.readers_audio2 import (GTZANDataset as GTZANDataset,
+                                    LibriTTSDataset as LibriTTSDataset)
 from .engine.readers_corpora import (AGNewsDataset as AGNewsDataset,
                                      AmazonReviewDataset as AmazonReviewDataset,
                                      CLUEDataset as CLUEDataset,
                                      CoNLL2000Dataset as CoNLL2000Dataset,
                                      DBpediaDataset as DBpediaDataset, EnWik9Dataset as EnWik9Dataset,
-                                     IMDBDataset as IMDBDataset, Multi30kDataset as Multi30kDataset,
+                                     IMDBDataset as IMDBDataset, IWSLT2016Dataset as IWSLT2016Dataset,
+                                     IWSLT2017Dataset as IWSLT2017Dataset,
+                                     Multi30kDataset as Multi30kDataset,
                                      PennTreebankDataset as PennTreebankDataset,
                                      SogouNewsDataset as SogouNewsDataset, SQuADDataset as SQuADDataset,
                                      SST2Dataset as SST2Dataset, UDPOSDataset as UDPOSDataset,
@@ -83,6 +92,7 @@ from .engine.serialize import (compare as compare, deserialize as deserialize,
                                serialize as serialize, show as show)
 from .engine.debug import DebugHook as DebugHook
 from .engine.ops_extra import (BucketBatchByLengthDataset as BucketBatchByLengthDataset,
+                               DeserializedDataset as DeserializedDataset,
                                DSCallback as DSCallback, PaddedDataset as PaddedDataset,
                                SyncWaitDataset as SyncWaitDataset,
                                WaitedDSCallback as WaitedDSCallback)
@@ -107,6 +117,7 @@ from . import utils as utils  # noqa: E402
 from .. import context as context  # noqa: E402  (names MindSpore's module imports)
 from .._tensor import Tensor as Tensor  # noqa: E402
 from .vision import ToNumpy as ToNumpy  # noqa: E402
+from .text.sentencepiece import SentencePieceModel as SentencePieceModel  # noqa: E402
 import sys as _sys  # noqa: E402
 ds = _sys.modules[__name__]  # MindSpore's module shows itself as ``ds``
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _format
 
-__all__ = ["FileWriter", "FileReader", "SUCCESS"]
+__all__ = ["FileWriter", "FileReader", "MindPage", "SUCCESS", "Cifar10ToMR", "Cifar100ToMR",
+           "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR"]
 
 SUCCESS = 0
 _MIN_HEADER, _MAX_HEADER = 1 << 14, 1 << 27
@@ -231,3 +232,9 @@ def resolve_files(file_name, who):
         if not os.path.isfile(p):
             raise ValueError(f"For '{who}', the file {p} does not exist or permission denied!")
     return paths
+
+
+from ._mindpage import MindPage as MindPage  # noqa: E402  (they build on FileWriter)
+from ._tools import (Cifar10ToMR as Cifar10ToMR, Cifar100ToMR as Cifar100ToMR,  # noqa: E402
+                     CsvToMR as CsvToMR, ImageNetToMR as ImageNetToMR, MnistToMR as MnistToMR,
+                     TFRecordToMR as TFRecordToMR)

@@ -153,3 +153,66 @@ def test_tagged_corpora(tmp_path):
     rows = _rows(ds.CoNLL2000Dataset(tmp_path, usage="test", shuffle=False))
     assert rows[0] == [["Confidence", "in"], ["NN", "IN"], ["B-NP", "B-PP"]]
     assert rows[1] == [["last"], ["NN"], ["B-NP"]]  # kept without a closing blank line
+
+
+# ---------------------------------------------------------------------------- IWSLT
+def _iwslt_xml(segs):
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<mteval>\n<srcset setid="x" '
+            'srclang="german">\n<doc docid="1" genre="lectures">\n<url>http://x</url>\n'
+            '<talkid>1</talkid>\n' +
+            "".join(f'<seg id="{i + 1}"> {s} </seg>\n' for i, s in enumerate(segs)) +
+            "</doc>\n</srcset>\n</mteval>\n")
+
+
+def _iwslt_folder(folder, prefix, sets):
+    folder.mkdir(parents=True)
+    (folder / "train.tags.de-en.de").write_text(
+        "<url>http://u</url>\n<keywords>k</keywords>\n  Hallo Welt  \nZweiter Satz\n"
+        "<title>T</title>\nDritter\n", encoding="utf-8")
+    (folder / "train.tags.de-en.en").write_text(
+        "<url>http://u</url>\n<keywords>k</keywords>\n  Hello world  \nSecond sentence\n"
+        "<title>T</title>\nThird\n", encoding="utf-8")
+    for tag, n in sets:
+        for lang in ("de", "en"):
+            (folder / f"{prefix}.TED.{tag}.de-en.{lang}.xml").write_text(
+                _iwslt_xml([f"{lang} {tag} {i}" for i in range(n)]), encoding="utf-8")
+
+
+def _pairs(d):
+    return [(str(r["text"]), str(r["translation"]))
+            for r in d.create_dict_iterator(output_numpy=True)]
+
+
+def test_iwslt2016(tmp_path):
+    _iwslt_folder(tmp_path / "texts/de/en/de-en", "IWSLT16",
+                  [("tst2013", 2), ("tst2014", 1), ("dev2010", 1)])
+    train = ds.IWSLT2016Dataset(tmp_path, usage="train", shuffle=False)
+    assert train.get_col_names() == ["text", "translation"]
+    assert _pairs(train) == [("Hallo Welt", "Hello world"), ("Zweiter Satz", "Second sentence"),
+                             ("Dritter", "Third")]
+    assert _pairs(ds.IWSLT2016Dataset(tmp_path, usage="valid", shuffle=False)) == \
+        [("de tst2013 0", "en tst2013 0"), ("de tst2013 1", "en tst2013 1")]
+    assert _pairs(ds.IWSLT2016Dataset(tmp_path, usage="test", shuffle=False)) == \
+        [("de tst2014 0", "en tst2014 0")]
+    assert _pairs(ds.IWSLT2016Dataset(tmp_path, usage="valid", valid_set="dev2010",
+                                      shuffle=False)) == [("de dev2010 0", "en dev2010 0")]
+    assert _pairs(ds.IWSLT2016Dataset(tmp_path, shuffle=False)) == [     # MindSpore's order
+        ("Hallo Welt", "Hello world"), ("de tst2013 0", "en tst2013 0"),
+        ("Zweiter Satz", "Second sentence"), ("de tst2013 1", "en tst2013 1"),
+        ("Dritter", "Third"), ("de tst2014 0", "en tst2014 0")]
+    with pytest.raises(ValueError, match="language_pair"):
+        ds.IWSLT2016Dataset(tmp_path, language_pair=("de", "fr"))
+    with pytest.raises(ValueError, match="valid_set"):
+        ds.IWSLT2016Dataset(tmp_path, valid_set="tst2099")
+
+
+def test_iwslt2017(tmp_path):
+    _iwslt_folder(tmp_path / "texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo", "IWSLT17",
+                  [("dev2010", 1), ("tst2010", 1)])
+    assert _pairs(ds.IWSLT2017Dataset(tmp_path, shuffle=False)) == [     # MindSpore's order
+        ("Hallo Welt", "Hello world"), ("de dev2010 0", "en dev2010 0"),
+        ("Zweiter Satz", "Second sentence"), ("Dritter", "Third"),
+        ("de tst2010 0", "en tst2010 0")]
+    assert ds.IWSLT2017Dataset(tmp_path, usage="train").get_dataset_size() == 3
+    with pytest.raises(ValueError, match="language_pair"):
+        ds.IWSLT2017Dataset(tmp_path, language_pair=("de", "de"))

@@ -55,3 +55,20 @@ def test_python_functions_and_show(capsys):
     assert json.loads(capsys.readouterr().out) == tree
     with pytest.raises(ValueError, match="not a class of spore.dataset"):
         ds.deserialize(input_dict={"op_type": "os.system", "args": ["true"]})
+
+
+def test_deserialized_dataset_from_dict_and_file(tmp_path):
+    import numpy as np
+    import spore.dataset as ds
+    pipeline = ds.NumpySlicesDataset({"x": np.arange(6) * 2}, shuffle=False).skip(0).batch(4)
+    path = str(tmp_path / "pipeline.json")
+    tree = ds.serialize(pipeline, path)
+    for source in (tree, path):
+        restored = ds.DeserializedDataset(source)
+        assert isinstance(restored, ds.Dataset)
+        assert restored.get_col_names() == ["x"] and restored.get_dataset_size() == 2
+        got = [b[0].tolist() for b in restored.create_tuple_iterator(output_numpy=True)]
+        assert got == [[0, 2, 4, 6], [8, 10]]
+    import pytest
+    with pytest.raises(TypeError, match="input_obj"):
+        ds.DeserializedDataset(3)

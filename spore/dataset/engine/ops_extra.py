@@ -421,3 +421,27 @@ class WaitedDSCallback(_train_callback_base(), DSCallback):
         if ds_run_context.cur_step_num > self.step_size:
             self._wait("step")
             self.sync_step_begin(self._step_context, ds_run_context)
+
+
+# ---------------------------------------------------------------- DeserializedDataset
+class DeserializedDataset(Dataset):
+    """The pipeline a ``serialize`` result describes: ``input_obj`` is the dict, or the path
+    of the JSON file ``serialize`` wrote. Its rows, columns and size are that pipeline's."""
+
+    def __init__(self, input_obj):
+        from .serialize import deserialize
+        if isinstance(input_obj, dict):
+            pipeline = deserialize(input_dict=input_obj)
+        elif isinstance(input_obj, str):
+            pipeline = deserialize(json_filepath=input_obj)
+        else:
+            raise TypeError(f"For 'DeserializedDataset', 'input_obj' must be a dict or a JSON "
+                            f"file path, but got {type(input_obj).__name__}.")
+        super().__init__([pipeline])
+        self.input_obj = input_obj
+
+    def _size(self):
+        return self.children[0].get_dataset_size()
+
+    def _rows(self, run):
+        return self.children[0]._rows(run)

@@ -238,6 +238,111 @@ def _lines(path):
         return [line.rstrip("\r") for line in f.read().split("\n") if line]
 
 
+# --------------------------------------------------------------------------- IWSLT
+_IWSLT2016_PAIRS = (("en", "fr"), ("en", "de"), ("en", "cs"), ("en", "ar"), ("fr", "en"),
+                    ("de", "en"), ("cs", "en"), ("ar", "en"))
+_IWSLT2016_SETS = ("dev2010", "tst2010", "tst2011", "tst2012", "tst2013", "tst2014")
+_IWSLT2017_LANGS = ("en", "nl", "de", "it", "ro")
+
+
+def _iwslt_tags(path):
+    """The sentences of a ``train.tags.*`` file: every line that is not a ``<tag>`` line,
+    stripped."""
+    return [t for t in (line.strip() for line in _lines(path)) if t and not t.startswith("<")]
+
+
+def _iwslt_xml(path):
+    """The ``<seg>`` texts of an IWSLT ``.xml`` file, stripped, in document order."""
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise pipeline_error(f"Invalid file, failed to load xml file: {path} ({exc}).") \
+            from None
+    return [(seg.text or "").strip() for seg in root.iter("seg")]
+
+
+class _IWSLT(_Corpus):
+    """IWSLT's parallel files: a ``train.tags.<src>-<tgt>.<lang>`` pair and
+    ``IWSLT<yy>.TED.<set>.<src>-<tgt>.<lang>.xml`` pairs. Spore reads them directly
+    (MindSpore first writes cleaned copies beside them)."""
+
+    columns = ("text", "translation")
+
+    def _setup(self, dataset_dir, folder, prefix, pair, sets, usage, shuffle, num_samples,
+               num_parallel_workers, num_shards, shard_id):
+        src, tgt = pair
+        self.language_pair = (src, tgt)
+        stem = f"{src}-{tgt}"
+        xml = [f"{folder}/{prefix}.TED.{s}.{stem}.{src}.xml" for s in sets]
+        self.files = {"train": [f"{folder}/train.tags.{stem}.{src}"], "valid": [xml[0]],
+                      "test": [xml[1]]}
+        super().__init__(dataset_dir, usage, num_samples, num_parallel_workers,
+                         Shuffle.GLOBAL if shuffle is None else shuffle, num_shards, shard_id)
+
+    def _read(self, path):
+        src, tgt = self.language_pair
+        if path.endswith(".xml"):
+            other = f"{path[:-len(src) - 5]}.{tgt}.xml"
+            reader = _iwslt_xml
+        else:
+            other = f"{path[:-len(src) - 1]}.{tgt}"
+            reader = _iwslt_tags
+        if not os.path.isfile(other):
+            raise pipeline_error(f"Invalid file, {other} does not exist.")
+        texts, translations = reader(path), reader(other)
+        if len(texts) != len(translations):
+            raise pipeline_error(f"Invalid IWSLT files: {path} has {len(texts)} sentences but "
+                                 f"{other} has {len(translations)}.")
+        return list(zip(texts, translations))
+
+
+def _check_pair(name, language_pair, valid):
+    pair = ("de", "en") if language_pair is None else language_pair
+    if not isinstance(pair, (list, tuple)) or tuple(pair) not in valid:
+        raise ValueError(f"For '{name}', 'language_pair' must be one of "
+                         f"{[list(p) for p in valid]}, but got {language_pair!r}.")
+    return tuple(pair)
+
+
+class IWSLT2016Dataset(_IWSLT):
+    """IWSLT 2016 TED talks: ``texts/<src>/<tgt>/<src>-<tgt>/`` with ``train.tags.*`` and
+    ``IWSLT16.TED.<set>.*.xml`` files. Columns ``text`` and ``translation``;
+    ``language_pair`` default ``('de', 'en')``, ``valid_set`` default ``'tst2013'``,
+    ``test_set`` default ``'tst2014'``; ``usage`` ``'all'`` interleaves the three."""
+
+    def __init__(self, dataset_dir, usage=None, language_pair=None, valid_set=None,
+                 test_set=None, num_samples=None, shuffle=Shuffle.GLOBAL, num_shards=None,
+                 shard_id=None, num_parallel_workers=None, cache=None):
+        pair = _check_pair("IWSLT2016Dataset", language_pair, _IWSLT2016_PAIRS)
+        valid_set = "tst2013" if valid_set is None else valid_set
+        test_set = "tst2014" if test_set is None else test_set
+        for arg, value in (("valid_set", valid_set), ("test_set", test_set)):
+            if value not in _IWSLT2016_SETS:
+                raise ValueError(f"For 'IWSLT2016Dataset', '{arg}' must be one of "
+                                 f"{list(_IWSLT2016_SETS)}, but got {value!r}.")
+        self.valid_set, self.test_set = valid_set, test_set
+        folder = f"texts/{pair[0]}/{pair[1]}/{pair[0]}-{pair[1]}"
+        self._setup(dataset_dir, folder, "IWSLT16", pair, (valid_set, test_set), usage,
+                    shuffle, num_samples, num_parallel_workers, num_shards, shard_id)
+
+
+class IWSLT2017Dataset(_IWSLT):
+    """IWSLT 2017 multilingual TED talks: ``texts/DeEnItNlRo/DeEnItNlRo/
+    DeEnItNlRo-DeEnItNlRo/`` with ``train.tags.*`` and ``IWSLT17.TED.<dev2010|tst2010>.*.xml``
+    files (valid: dev2010, test: tst2010). Columns ``text`` and ``translation``; any two
+    different languages of en, nl, de, it, ro (default ``('de', 'en')``)."""
+
+    def __init__(self, dataset_dir, usage=None, language_pair=None, num_samples=None,
+                 shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None,
+                 num_parallel_workers=None, cache=None):
+        pairs = tuple((a, b) for a in _IWSLT2017_LANGS for b in _IWSLT2017_LANGS if a != b)
+        pair = _check_pair("IWSLT2017Dataset", language_pair, pairs)
+        folder = "texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo"
+        self._setup(dataset_dir, folder, "IWSLT17", pair, ("dev2010", "tst2010"), usage,
+                    shuffle, num_samples, num_parallel_workers, num_shards, shard_id)
+
+
 # ---------------------------------------------------------------------- json corpora
 class SQuADDataset(_Corpus):
     """SQuAD 1.1 / 2.0: ``train-v*.json`` / ``dev-v*.json``; one row per question: columns

@@ -15,6 +15,15 @@ from .transforms import (AddToken as AddToken, BasicTokenizer as BasicTokenizer,
 from .vectors import (CharNGram as CharNGram, FastText as FastText, GloVe as GloVe,
                       ToVectors as ToVectors, Vectors as Vectors)
 from .vocab import Vocab as Vocab
+from .sentencepiece import (SentencePieceModel as SentencePieceModel,
+                            SentencePieceTokenizer as SentencePieceTokenizer,
+                            SentencePieceVocab as SentencePieceVocab,
+                            SPieceTokenizerLoadType as SPieceTokenizerLoadType,
+                            SPieceTokenizerOutType as SPieceTokenizerOutType)
+from .jieba import JiebaMode as JiebaMode, JiebaTokenizer as JiebaTokenizer
+from . import utils as utils  # noqa: E402
+from .script import (FilterWikipediaXML as FilterWikipediaXML,
+                     UnicodeScriptTokenizer as UnicodeScriptTokenizer)
 
 
 def __getattr__(name):

@@ -11,7 +11,8 @@ from ._early_stop import EarlyStopping as EarlyStopping, ReduceLROnPlateau as Re
 from ._lr_scheduler import LearningRateScheduler as LearningRateScheduler
 from ._progress import ProgressBar as ProgressBar
 from ._backup import BackupAndRestore as BackupAndRestore
+from ._on_request_exit import OnRequestExit as OnRequestExit
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "CheckpointConfig",
            "ModelCheckpoint", "History", "LambdaCallback", "EarlyStopping", "ReduceLROnPlateau",
-           "LearningRateScheduler", "ProgressBar", "BackupAndRestore"]
+           "LearningRateScheduler", "ProgressBar", "BackupAndRestore", "OnRequestExit"]
