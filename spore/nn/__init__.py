@@ -19,6 +19,7 @@ from .utils import no_init_parameters as no_init_parameters  # noqa: E402
 from . import utils as utils  # noqa: E402
 from .layer.pool3d_more import *       # noqa: F401,F403,E402
 from .layer.msssim import *            # noqa: F401,F403,E402
+from .layer.special import *           # noqa: F401,F403,E402
 from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
                           MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
                           ImageGradients, TimeDistributed)
