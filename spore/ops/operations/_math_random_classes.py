@@ -49,3 +49,222 @@ class Betainc(Primitive):
                                  f"({', '.join(map(str, value.shape))}) are not consistent "
                                  f"with the shape a ({', '.join(map(str, a.shape))}).")
         return betainc(a, b, x)
+
+
+# ----------------------------------------------------------------------- random
+from . import _Random  # noqa: E402
+
+
+def _random_ops():
+    from .. import _random_more
+    return _random_more
+
+
+@_export
+class Gamma(_Random):
+    """Gamma(alpha, beta) samples (``ops.gamma``); ``shape`` broadcasts with the parameters."""
+
+    def __call__(self, shape, alpha, beta):
+        return _ops().gamma(shape, alpha, beta, seed=self.seed)
+
+
+@_export
+class Poisson(_Random):
+    """Poisson(mean) samples (``ops.poisson``)."""
+
+    def __call__(self, shape, mean):
+        return _ops().poisson(shape, mean, seed=self.seed)
+
+
+@_export
+class RandomGamma(_Random):
+    """Gamma(alpha, 1) samples of shape ``shape + alpha.shape`` (``ops.random_gamma``)."""
+
+    def __call__(self, shape, alpha):
+        return _ops().random_gamma(shape, alpha, seed=self.seed)
+
+
+@_export
+class RandomPoisson(_Random):
+    """Poisson(rate) samples of shape ``shape + rate.shape`` in ``dtype``."""
+
+    def __init__(self, seed=0, seed2=0, dtype=None):
+        super().__init__(seed, seed2)
+        from ... import _dtype as D
+        self.dtype = D.int64 if dtype is None else dtype
+
+    def __call__(self, shape, rate):
+        return _ops().random_poisson(shape, rate, seed=self.seed, dtype=self.dtype)
+
+
+@_export
+class StandardLaplace(_Random):
+    """Laplace(0, 1) samples of ``shape`` (a tuple or a 1-D int tensor)."""
+
+    def __call__(self, shape):
+        return _ops().standard_laplace(shape, seed=self.seed)
+
+
+@_export
+class RandomShuffle(_Random):
+    """``x`` with its first axis randomly permuted."""
+
+    def __call__(self, x):
+        return _ops().shuffle(x, seed=self.seed)
+
+
+@_export
+class RandomChoiceWithMask(_Random):
+    """Up to ``count`` random positions of the True entries of a bool tensor, and a mask."""
+
+    def __init__(self, count=256, seed=0, seed2=0):
+        super().__init__(seed, seed2)
+        self.count = count
+
+    def __call__(self, input_x):
+        return _ops().choice_with_mask(input_x, self.count, seed=self.seed)
+
+
+@_export
+class TruncatedNormal(_Random):
+    """Standard normals truncated to [-2, 2], of the shape held in a 1-D int tensor."""
+
+    def __init__(self, dtype=None, seed=0, seed2=0):
+        super().__init__(seed, seed2)
+        from ... import _dtype as D
+        self.dtype = D.float32 if dtype is None else dtype
+
+    def __call__(self, shape):
+        return _random_ops().truncated_normal_sample(shape, self.dtype, self.seed)
+
+
+@_export
+class ParameterizedTruncatedNormal(_Random):
+    """Per-row truncated normals (``shape[0]`` rows, parameters of size 1 or shape[0])."""
+
+    def __call__(self, shape, mean, stdevs, min, max):
+        return _random_ops().parameterized_truncated_normal(shape, mean, stdevs, min, max,
+                                                            seed=self.seed)
+
+
+@_export
+class Cauchy(Primitive):
+    """Float32 Cauchy(median, sigma) samples of shape ``size``: ``ops.Cauchy(size)()``."""
+
+    def __init__(self, size, median=0.0, sigma=1.0):
+        super().__init__()
+        if not isinstance(size, (list, tuple)) or not size:
+            raise TypeError(f"For 'Cauchy', the 'size' must be a non-empty list of int, but got "
+                            f"{size!r}.")
+        self.size, self.median, self.sigma = list(size), median, sigma
+
+    def __call__(self):
+        return _random_ops().cauchy(self.size, self.median, self.sigma)
+
+
+@_export
+class LogNormalReverse(Primitive):
+    """``exp(normal(mean, std))`` of the input's shape and dtype."""
+
+    def __init__(self, mean=1.0, std=2.0):
+        super().__init__()
+        self.mean, self.std = mean, std
+
+    def __call__(self, input):
+        return _random_ops().log_normal_reverse(input, self.mean, self.std)
+
+
+@_export
+class Randperm(Primitive):
+    """A random permutation of ``0 .. n-1`` padded with ``pad`` to ``max_length``."""
+
+    def __init__(self, max_length=1, pad=-1, dtype=None):
+        super().__init__()
+        from ... import _dtype as D
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+            raise ValueError(f"For 'Randperm', the 'max_length' must be a positive int, but got "
+                             f"{max_length!r}.")
+        self.max_length, self.pad = max_length, pad
+        self.dtype = D.int32 if dtype is None else dtype
+
+    def __call__(self, n):
+        return _random_ops().padded_randperm(n, self.max_length, self.pad, self.dtype)
+
+
+@_export
+class RandpermV2(Primitive):
+    """``ops.randperm(n, seed, offset, dtype)``."""
+
+    def __init__(self, seed=0, offset=0, dtype=None):
+        super().__init__()
+        from ... import _dtype as D
+        self.seed, self.offset = seed, offset
+        self.dtype = D.int64 if dtype is None else dtype
+
+    def __call__(self, n):
+        return _ops().randperm(n, self.seed, self.offset, self.dtype)
+
+
+@_export
+class RandomCategorical(Primitive):
+    """``ops.random_categorical(logits, num_sample, seed, dtype)``."""
+
+    def __init__(self, dtype=None):
+        super().__init__()
+        from ... import _dtype as D
+        self.dtype = D.int64 if dtype is None else dtype
+
+    def __call__(self, logits, num_sample, seed=0):
+        return _ops().random_categorical(logits, num_sample, seed, self.dtype)
+
+
+@_export
+class MultinomialWithReplacement(Primitive):
+    """``ops.multinomial_with_replacement(x, seed, offset, numsamples, replacement)``."""
+
+    def __init__(self, numsamples, replacement=False):
+        super().__init__()
+        self.numsamples, self.replacement = numsamples, replacement
+
+    def __call__(self, x, seed, offset):
+        return _ops().multinomial_with_replacement(x, seed, offset, self.numsamples,
+                                                   self.replacement)
+
+
+@_export
+class UniformCandidateSampler(Primitive):
+    """``ops.uniform_candidate_sampler`` with its attributes fixed."""
+
+    def __init__(self, num_true, num_sampled, unique, range_max, seed=0,
+                 remove_accidental_hits=False):
+        super().__init__()
+        self.args = (num_true, num_sampled, unique, range_max, seed, remove_accidental_hits)
+
+    def __call__(self, true_classes):
+        return _ops().uniform_candidate_sampler(true_classes, *self.args)
+
+
+@_export
+class LogUniformCandidateSampler(Primitive):
+    """``ops.log_uniform_candidate_sampler`` with its attributes fixed."""
+
+    def __init__(self, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
+        super().__init__()
+        self.args = (num_true, num_sampled, unique, range_max, seed)
+
+    def __call__(self, true_classes):
+        return _ops().log_uniform_candidate_sampler(true_classes, *self.args)
+
+
+@_export
+class NonDeterministicInts(Primitive):
+    """Integers uniform over the whole range of ``dtype`` (Int32/Int64), of the shape held
+    in a 1-D int tensor; drawn from Spore's random state, so ``set_seed`` fixes them."""
+
+    def __init__(self, dtype=None):
+        super().__init__()
+        from ... import _dtype as D
+        self.dtype = D.int64 if dtype is None else dtype
+
+    def __call__(self, shape):
+        return _random_ops().non_deterministic_ints(shape, self.dtype)
