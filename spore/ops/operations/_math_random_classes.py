@@ -268,3 +268,156 @@ class NonDeterministicInts(Primitive):
 
     def __call__(self, shape):
         return _random_ops().non_deterministic_ints(shape, self.dtype)
+
+
+# ----------------------------------------------------------------------- linear algebra
+def _linalg():
+    from .. import _linalg_more
+    return _linalg_more
+
+
+_simple(LuSolve="lu_solve", Geqrf="geqrf", Orgqr="orgqr")
+
+
+@_export
+class LuUnpack(Primitive):
+    """``ops.lu_unpack`` with ``unpack_data``/``unpack_pivots`` fixed."""
+
+    def __init__(self, unpack_data=True, unpack_pivots=True):
+        super().__init__()
+        self.unpack_data, self.unpack_pivots = unpack_data, unpack_pivots
+
+    def __call__(self, LU_data, LU_pivots):
+        return _ops().lu_unpack(LU_data, LU_pivots, self.unpack_data, self.unpack_pivots)
+
+
+@_export
+class Ormqr(Primitive):
+    """``ops.ormqr`` with ``left``/``transpose`` fixed."""
+
+    def __init__(self, left=True, transpose=False):
+        super().__init__()
+        self.left, self.transpose = left, transpose
+
+    def __call__(self, x, tau, other):
+        return _ops().ormqr(x, tau, other, self.left, self.transpose)
+
+
+@_export
+class MatrixSolveLs(Primitive):
+    """Least squares ``matrix @ X = rhs`` with an L2 regularizer (ignored when not fast)."""
+
+    def __init__(self, fast=True):
+        super().__init__()
+        self.fast = fast
+
+    def __call__(self, matrix, rhs, l2):
+        return _linalg().matrix_solve_ls(matrix, rhs, l2, self.fast)
+
+
+@_export
+class MatrixLogarithm(Primitive):
+    """The principal logarithm of complex square matrices (batched)."""
+
+    def __call__(self, x):
+        from ..._prims.linalg2 import matrix_logarithm_p
+        if not hasattr(x, "shape") or not hasattr(x, "_data"):
+            raise TypeError(f"For 'MatrixLogarithm', the 'x' must be a Tensor, but got "
+                            f"{type(x).__name__}.")
+        matrix_logarithm_p.infer({}, x._data)
+        return matrix_logarithm_p(x)
+
+
+@_export
+class NuclearNorm(Primitive):
+    """The sum of singular values over the two axes ``dim``."""
+
+    def __init__(self, dim=None, keepdim=False):
+        super().__init__()
+        self.dim, self.keepdim = dim, keepdim
+
+    def __call__(self, input):
+        return _linalg().nuclear_norm(input, self.dim, self.keepdim)
+
+
+@_export
+class TridiagonalMatMul(Primitive):
+    """Tridiagonal matrices (three ``[..., 1, M]`` diagonals) times ``rhs``."""
+
+    def __call__(self, superdiag, maindiag, subdiag, rhs):
+        return _linalg().tridiagonal_matmul(superdiag, maindiag, subdiag, rhs)
+
+
+class _Align(Primitive):
+    def __init__(self, align="RIGHT_LEFT"):
+        super().__init__()
+        self.align = align
+
+
+@_export
+class MatrixDiagV3(_Align):
+    """``ops.matrix_diag(x, k, num_rows, num_cols, padding_value, align)``."""
+
+    def __call__(self, x, k, num_rows, num_cols, padding_value):
+        return _ops().matrix_diag(x, k, num_rows, num_cols, padding_value, self.align)
+
+
+@_export
+class MatrixDiagPartV3(_Align):
+    """``ops.matrix_diag_part(x, k, padding_value, align)``."""
+
+    def __call__(self, x, k, padding_value):
+        return _ops().matrix_diag_part(x, k, padding_value, self.align)
+
+
+@_export
+class MatrixSetDiagV3(_Align):
+    """``ops.matrix_set_diag(x, diagonal, k, align)``."""
+
+    def __call__(self, x, diagonal, k):
+        return _ops().matrix_set_diag(x, diagonal, k, self.align)
+
+
+@_export
+class Quantile(Primitive):
+    """``ops.quantile`` (or ``nanquantile`` with ``ignore_nan``) along ``dim``."""
+
+    def __init__(self, dim=None, keep_dims=False, ignore_nan=False):
+        super().__init__()
+        self.dim, self.keep_dims, self.ignore_nan = dim, keep_dims, ignore_nan
+
+    def __call__(self, input, q):
+        fn = _ops().nanquantile if self.ignore_nan else _ops().quantile
+        return fn(input, q, self.dim, self.keep_dims)
+
+
+@_export
+class NthElement(Primitive):
+    """The n-th smallest (``reverse``: largest) value along the last axis."""
+
+    def __init__(self, reverse=False):
+        super().__init__()
+        self.reverse = reverse
+
+    def __call__(self, input, n):
+        return _linalg().nth_element(input, n, self.reverse)
+
+
+@_export
+class HistogramFixedWidth(Primitive):
+    """Int32 counts of ``x`` in ``nbins`` equal bins over ``range``."""
+
+    def __init__(self, nbins, dtype="int32"):
+        super().__init__()
+        self.nbins, self.dtype = nbins, dtype
+
+    def __call__(self, x, range):
+        return _linalg().histogram_fixed_width(x, range, self.nbins, self.dtype)
+
+
+@_export
+class CompareAndBitpack(Primitive):
+    """``x > threshold`` packed eight to a UInt8 along the last axis."""
+
+    def __call__(self, x, threshold):
+        return _linalg().compare_and_bitpack(x, threshold)
