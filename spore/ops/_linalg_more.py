@@ -499,7 +499,9 @@ def histogram_fixed_width(x, range, nbins, dtype="int32"):
     values = x.astype(D.float64).reshape(-1)
     lo, hi = range.astype(D.float64)[0], range.astype(D.float64)[1]
     index = ops.floor((values - lo) / (hi - lo) * nbins).clip(0, nbins - 1).astype(D.int32)
-    return ops.bincount(index, minlength=nbins).astype(D.int32)
+    # a scatter-add into nbins counters: a fixed output shape, so it compiles under jit
+    return ops.tensor_scatter_add(ops.zeros(nbins, D.int32), index.reshape(-1, 1),
+                                  ops.ones(index.shape, D.int32))
 
 
 def compare_and_bitpack(x, threshold):
