@@ -15,19 +15,8 @@ import numpy as np
 from .. import _dtype as D
 from .._prims import linalg2 as L2
 from .._tensor import Tensor as _Tensor
+from ._extra import _ops, _tensor
 from ._utils import public_functions
-
-
-def _ops():
-    from .. import ops
-    return ops
-
-
-def _tensor(name, arg, value):
-    if not isinstance(value, _Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 def _float_or_complex(name, arg, x, allowed=(D.float32, D.float64, D.complex64, D.complex128)):

@@ -16,44 +16,34 @@ def _tensor(prim, arg, value):
     return value
 
 
-def bessel_j0(x):
-    """The Bessel function of the first kind of order 0 (Float16/32/64)."""
-    return S2.bessel_j0_p(_tensor("BesselJ0", "x", x))
+def _bessel(fname, prim_name, prim, doc):
+    """The adapter ``fname(x)`` of a Bessel primitive: a Tensor check, then the primitive."""
+    def fn(x):
+        return prim(_tensor(prim_name, "x", x))
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = doc
+    return fn
 
 
-def bessel_j1(x):
-    """The Bessel function of the first kind of order 1 (Float16/32/64)."""
-    return S2.bessel_j1_p(_tensor("BesselJ1", "x", x))
-
-
-def bessel_y0(x):
-    """The Bessel function of the second kind of order 0: -inf at x <= 0, as MindSpore."""
-    return S2.bessel_y0_p(_tensor("BesselY0", "x", x))
-
-
-def bessel_y1(x):
-    """The Bessel function of the second kind of order 1: -inf at x < 0, NaN at 0."""
-    return S2.bessel_y1_p(_tensor("BesselY1", "x", x))
-
-
-def bessel_k0(x):
-    """The modified Bessel function of the second kind of order 0 (inf at x <= 0)."""
-    return S2.bessel_k0_p(_tensor("BesselK0", "x", x))
-
-
-def bessel_k0e(x):
-    """``K0(x) * exp(x)``, which keeps its precision where K0 underflows."""
-    return S2.bessel_k0e_p(_tensor("BesselK0e", "x", x))
-
-
-def bessel_k1(x):
-    """The modified Bessel function of the second kind of order 1 (inf at x <= 0)."""
-    return S2.bessel_k1_p(_tensor("BesselK1", "x", x))
-
-
-def bessel_k1e(x):
-    """``K1(x) * exp(x)``."""
-    return S2.bessel_k1e_p(_tensor("BesselK1e", "x", x))
+bessel_j0 = _bessel("bessel_j0", "BesselJ0", S2.bessel_j0_p,
+                    "The Bessel function of the first kind of order 0 (Float16/32/64).")
+bessel_j1 = _bessel("bessel_j1", "BesselJ1", S2.bessel_j1_p,
+                    "The Bessel function of the first kind of order 1 (Float16/32/64).")
+bessel_y0 = _bessel("bessel_y0", "BesselY0", S2.bessel_y0_p,
+                    "The Bessel function of the second kind of order 0: -inf at x <= 0, as "
+                    "MindSpore.")
+bessel_y1 = _bessel("bessel_y1", "BesselY1", S2.bessel_y1_p,
+                    "The Bessel function of the second kind of order 1: -inf at x < 0, NaN "
+                    "at 0.")
+bessel_k0 = _bessel("bessel_k0", "BesselK0", S2.bessel_k0_p,
+                    "The modified Bessel function of the second kind of order 0 (inf at "
+                    "x <= 0).")
+bessel_k0e = _bessel("bessel_k0e", "BesselK0e", S2.bessel_k0e_p,
+                     "``K0(x) * exp(x)``, which keeps its precision where K0 underflows.")
+bessel_k1 = _bessel("bessel_k1", "BesselK1", S2.bessel_k1_p,
+                    "The modified Bessel function of the second kind of order 1 (inf at "
+                    "x <= 0).")
+bessel_k1e = _bessel("bessel_k1e", "BesselK1e", S2.bessel_k1e_p, "``K1(x) * exp(x)``.")
 
 
 def _gamma_args(prim, input, other):
