@@ -68,8 +68,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     lu = _float_or_complex("lu_unpack", "LU_data", LU_data,
                            (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32,
                             D.int64, D.uint8))
+    _tensor("lu_unpack", "LU_pivots", LU_pivots)
     m, n = lu.shape[-2:]
-    if LU_pivots.shape[-1] != min(m, n):
+    if LU_pivots.ndim < 1 or LU_pivots.shape[-1] != min(m, n):
         raise ValueError(f"For 'lu_unpack', the last dimension of 'LU_pivots' must be "
                          f"min(M, N) = {min(m, n)}, but got {LU_pivots.shape[-1]}.")
     perm = _permutation("lu_unpack", LU_pivots, m)
@@ -209,8 +210,13 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
         raise ValueError(f"For '{name}', 'rhs' must be [..., M, K] of the dtype of 'matrix' "
                          f"[..., M, N], but got {list(b.shape)} {b.dtype} and {list(a.shape)} "
                          f"{a.dtype}.")
-    l2 = float(l2_regularizer.asnumpy()) if isinstance(l2_regularizer, _Tensor) \
-        else float(l2_regularizer)
+    if isinstance(l2_regularizer, _Tensor) and l2_regularizer.size == 1:
+        l2 = float(l2_regularizer.asnumpy().reshape(-1)[0])
+    elif isinstance(l2_regularizer, (int, float)) and not isinstance(l2_regularizer, bool):
+        l2 = float(l2_regularizer)
+    else:
+        raise TypeError(f"For '{name}', the 'l2' must be a scalar Tensor or a number, but got "
+                        f"{l2_regularizer!r:.80}.")
     if not fast:
         return ops.matmul(ops.pinv(a), b)
     m, n = a.shape[-2:]
@@ -291,6 +297,8 @@ def _static_int(name, arg, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"For '{name}', the '{arg}' must be an int, but got "
                         f"{type(value).__name__}.")
+    if not -2 ** 31 <= value < 2 ** 31:
+        raise ValueError(f"For '{name}', the '{arg}' must fit in Int32, but got {value}.")
     return int(value)
 
 
@@ -300,7 +308,7 @@ def _diag_range(name, k):
         if k.dtype not in D.int_type or k.ndim > 1 or k.size not in (1, 2):
             raise ValueError(f"For '{name}', 'k' must be an int Tensor of one or two elements, "
                              f"but got {k.dtype}{list(k.shape)}.")
-        values = [int(v) for v in k.asnumpy().reshape(-1)]
+        values = [_static_int(name, "k", int(v)) for v in k.asnumpy().reshape(-1)]
     elif isinstance(k, (tuple, list)):
         values = [_static_int(name, "k", v) for v in k]
     else:

@@ -334,3 +334,14 @@ def test_linalg_errors():
                   left=1)
     with pytest.raises(ValueError, match="MatrixSolveLs"):
         ops.MatrixSolveLs()(ms.Tensor(np.ones((3, 2))), ms.Tensor(np.ones((2, 1))), 0.0)
+
+
+def test_bad_argument_kinds_name_the_op():
+    lu = ms.Tensor(LU.astype(np.float32))
+    with pytest.raises(TypeError, match="lu_unpack.*LU_pivots"):
+        ops.lu_unpack(lu, None)
+    with pytest.raises(TypeError, match="MatrixSolveLs.*l2"):
+        ops.MatrixSolveLs()(ms.Tensor(np.ones((3, 2))), ms.Tensor(np.ones((3, 1))),
+                            ms.Tensor(np.ones(2)))
+    with pytest.raises(ValueError, match="MatrixDiagV3.*Int32"):
+        ops.matrix_diag(f32([1, 2]), k=2 ** 70)

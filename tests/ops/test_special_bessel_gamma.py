@@ -218,3 +218,10 @@ def test_kernels_without_scipy_give_the_same_values(monkeypatch):
         np.testing.assert_allclose(S2._jy(index)(x), getattr(sp, name)(x), rtol=1e-12)
     for order, scaled, ref in ((0, False, sp.k0), (1, True, sp.k1e)):
         np.testing.assert_allclose(S2._k(order, scaled)(x), ref(x), rtol=1e-13)
+
+
+def test_primitive_classes_check_their_inputs_are_tensors():
+    with pytest.raises(TypeError, match="Betainc"):
+        ops.Betainc()(None, _f32(1.0), _f32(0.5))
+    with pytest.raises(TypeError, match="Zeta"):
+        ops.Zeta()(2.0, _f32(1.0))

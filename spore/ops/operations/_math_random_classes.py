@@ -31,6 +31,10 @@ class Zeta(Primitive):
     broadcast)."""
 
     def __call__(self, x, q):
+        from ..._tensor import Tensor
+        if not isinstance(x, Tensor) or not isinstance(q, Tensor):
+            raise TypeError(f"For 'Zeta', 'x' and 'q' must be Tensors, but got "
+                            f"{type(x).__name__} and {type(q).__name__}.")
         if tuple(x.shape) != tuple(q.shape):
             raise ValueError(f"For 'Zeta', the shapes of 'x' and 'q' must be equal, but got "
                              f"{list(x.shape)} and {list(q.shape)}.")
@@ -42,9 +46,11 @@ class Betainc(Primitive):
     """The regularized incomplete beta function I_x(a, b) of three same-shape tensors."""
 
     def __call__(self, a, b, x):
-        from .._special_more import betainc
+        from .._special_more import _tensor, betainc
+        for arg, value in (("a", a), ("b", b), ("x", x)):
+            _tensor("Betainc", arg, value)
         for arg, value in (("b", b), ("x", x)):
-            if tuple(getattr(value, "shape", ())) != tuple(getattr(a, "shape", ())):
+            if tuple(value.shape) != tuple(a.shape):
                 raise ValueError(f"For 'Betainc', shape of {arg} "
                                  f"({', '.join(map(str, value.shape))}) are not consistent "
                                  f"with the shape a ({', '.join(map(str, a.shape))}).")
