@@ -87,4 +87,4 @@ def betainc(input_a, input_b, input_x):
     return S2.betainc_p(input_a, input_b, input_x)
 
 
-__all__ = [n for n in public_functions(globals(), __name__) if n != "betainc"]
+__all__ = public_functions(globals(), __name__)   # betainc too: nn.probability uses it
