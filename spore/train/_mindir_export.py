@@ -279,27 +279,35 @@ def _export_getitem(w, n):
         return w.node("Gather", [w.names[x], w.names[n.inputs[1]], w.scalar(tensors[0]),
                                  w.scalar(0)], out)
     shape = x.aval.shape
-    n_axes = sum(e[0] in ("slice", "int") for e in spec)
     begin, end = [0] * len(shape), list(shape)
     strides = [1] * len(shape)
-    axis = 0
+    for axis, start, stop, step in basic_index_bounds(spec, shape):
+        if step < 0:
+            raise NotImplementedError("export of a slice with a negative step is not "
+                                      "supported")
+        begin[axis], end[axis], strides[axis] = start, max(stop, start), step
+    sliced = w.node("StridedSlice", [w.names[x], w.scalar(tuple(begin)), w.scalar(tuple(end)),
+                                     w.scalar(tuple(strides))] + [w.scalar(0)] * 5, None)
+    return w.node("Reshape", [sliced, w.scalar(tuple(out.shape))], out)
+
+
+def basic_index_bounds(spec, shape):
+    """(axis, start, stop, step) of every integer and slice of a basic index ``spec``
+    (``Getitem``'s attribute) over ``shape``; an integer is the slice [i, i + 1), and
+    ``None`` and ``...`` only move along the axes."""
+    n_axes = sum(e[0] in ("slice", "int") for e in spec)
+    out, axis = [], 0
     for e in spec:
         if e[0] == "ellipsis":
             axis += len(shape) - n_axes
         elif e[0] == "int":
             i = e[1] + shape[axis] if e[1] < 0 else e[1]
-            begin[axis], end[axis] = i, i + 1
+            out.append((axis, i, i + 1, 1))
             axis += 1
         elif e[0] == "slice":
-            start, stop, step = slice(*e[1:]).indices(shape[axis])
-            if step < 0:
-                raise NotImplementedError("export of a slice with a negative step is not "
-                                          "supported")
-            begin[axis], end[axis], strides[axis] = start, max(stop, start), step
+            out.append((axis,) + slice(*e[1:]).indices(shape[axis]))
             axis += 1
-    sliced = w.node("StridedSlice", [w.names[x], w.scalar(tuple(begin)), w.scalar(tuple(end)),
-                                     w.scalar(tuple(strides))] + [w.scalar(0)] * 5, None)
-    return w.node("Reshape", [sliced, w.scalar(tuple(out.shape))], out)
+    return out
 
 
 def _export_concat(w, n):

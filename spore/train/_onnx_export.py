@@ -268,29 +268,15 @@ def _getitem(w, n):
             raise NotImplementedError("export to ONNX of advanced indexing other than one "
                                       "integer tensor among full slices is not supported")
         return w.node("Gather", [w.names[x], w.names[n.inputs[1]]], axis=tensors[0])
-    shape = x.aval.shape
-    n_axes = sum(e[0] in ("slice", "int") for e in spec)
+    from ._mindir_export import basic_index_bounds
     starts, ends, axes, steps = [], [], [], []
-    axis = 0
-    for e in spec:
-        if e[0] == "ellipsis":
-            axis += len(shape) - n_axes
-        elif e[0] == "int":
-            i = e[1] + shape[axis] if e[1] < 0 else e[1]
-            starts.append(i)
-            ends.append(i + 1)
-            axes.append(axis)
-            steps.append(1)
-            axis += 1
-        elif e[0] == "slice":
-            start, stop, step = slice(*e[1:]).indices(shape[axis])
-            if step < 0 and stop < 0:
-                stop = -(1 << 62)               # through index 0 (ONNX clamps)
-            starts.append(start)
-            ends.append(stop)
-            axes.append(axis)
-            steps.append(step)
-            axis += 1
+    for axis, start, stop, step in basic_index_bounds(spec, x.aval.shape):
+        if step < 0 and stop < 0:
+            stop = -(1 << 62)                   # through index 0 (ONNX clamps)
+        starts.append(start)
+        ends.append(stop)
+        axes.append(axis)
+        steps.append(step)
     sliced = w.names[x]
     if axes:
         sliced = w.node("Slice", [sliced, w.ints(starts), w.ints(ends), w.ints(axes),

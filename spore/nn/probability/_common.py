@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import float32
 from ..._tensor import Tensor
+from ..cell import Cell
 
 
 def as_param(value, dtype, owner, name):
@@ -35,3 +37,23 @@ def pick(owner, names, defaults, given, dtype):
                              "construction or in the call.")
         out.append(value)
     return out
+
+
+class ParamCell(Cell):
+    """A Cell with named parameters given at construction or per call (``_defaults``:
+    name -> tensor or None), the base of distributions and bijectors."""
+
+    _param_names = ()
+    _name = ""
+    _dtype = float32
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def _dist_params(self, given):
+        return pick(self._name, self._param_names, self._defaults, given, float32)

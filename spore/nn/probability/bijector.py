@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from ... import ops
 from ..._dtype import float32
-from ..cell import Cell
-from ._common import as_param, pick
+from ._common import ParamCell, as_param
 
 __all__ = ["Bijector", "Exp", "PowerTransform", "ScalarAffine", "Softplus", "GumbelCDF",
            "Invert"]
 
 
-class Bijector(Cell):
+class Bijector(ParamCell):
     """Base class: subclasses define ``_forward``, ``_inverse``, ``_forward_log_jacobian``
     and ``_inverse_log_jacobian`` over their parameters; ``bijector('forward', x)`` calls
     a method by name, as MindSpore's ``construct`` does."""
@@ -34,23 +33,12 @@ class Bijector(Cell):
             self._defaults[k] = as_param(v, self._dtype, self._name, k)
 
     @property
-    def name(self):
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
     def is_constant_jacobian(self):
         return self._is_constant_jacobian
 
     @property
     def is_injective(self):
         return self._is_injective
-
-    def _dist_params(self, given):
-        return pick(self._name, self._param_names, self._defaults, given, self._dtype)
 
     def forward(self, value, *params):
         return self._forward(value, *self._dist_params(params))

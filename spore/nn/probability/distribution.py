@@ -21,8 +21,7 @@ import numpy as np
 from ... import ops
 from ..._dtype import float32, int32
 from ..._tensor import Tensor
-from ..cell import Cell
-from ._common import as_param, pick
+from ._common import ParamCell, as_param
 from . import bijector as B
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
@@ -37,7 +36,7 @@ def _seed_of(seed):
     return 0 if seed is None else int(seed)
 
 
-class Distribution(Cell):
+class Distribution(ParamCell):
     """Base class (see NOTE: [Distributions]). Subclasses list ``_param_names`` and define
     the ``_name`` methods over explicit parameters; what a subclass leaves out raises
     NotImplementedError naming the method and the distribution."""
@@ -57,14 +56,6 @@ class Distribution(Cell):
             self._defaults.setdefault(k, None)
 
     # -- attributes --------------------------------------------------------------------
-    @property
-    def name(self):
-        return self._name
-
-    @property
-    def dtype(self):
-        return self._dtype
-
     @property
     def seed(self):
         return self._seed
@@ -92,9 +83,6 @@ class Distribution(Cell):
         return f"batch_shape = {self.batch_shape}" if vals else ""
 
     # -- calls -------------------------------------------------------------------------
-    def _dist_params(self, given):
-        return pick(self._name, self._param_names, self._defaults, given, float32)
-
     def _value(self, value):
         if not isinstance(value, Tensor):
             value = as_param(value, float32, self._name, "value")
