@@ -133,7 +133,7 @@ from . import version as version                  # noqa: E402
 from .log import get_level as get_level, get_log_config as get_log_config  # noqa: E402
 
 
-_MINDRECORD_NAMES = ("FileReader", "FileWriter", "SUCCESS", "MindPage", "Cifar10ToMR",
+_MINDRECORD_NAMES = ("FileReader", "FileWriter", "SUCCESS", "FAILED", "MindPage", "Cifar10ToMR",
                      "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR")
 
 

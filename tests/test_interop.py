@@ -47,5 +47,5 @@ def test_seed_reseeds_and_returns_the_seed():
 def test_top_level_aliases():
     from spore import mindrecord
     assert ms.FileReader is mindrecord.FileReader and ms.FileWriter is mindrecord.FileWriter
-    assert ms.SUCCESS == 0
+    assert ms.SUCCESS == 0 and ms.FAILED == 1 and ms.mindrecord.FAILED == 1
     assert (ms.uintc, ms.uintp, ms.ushort) == (ms.uint32, ms.uint64, ms.uint16)

@@ -10,10 +10,11 @@ import numpy as np
 
 from . import _format
 
-__all__ = ["FileWriter", "FileReader", "MindPage", "SUCCESS", "Cifar10ToMR", "Cifar100ToMR",
+__all__ = ["FileWriter", "FileReader", "MindPage", "SUCCESS", "FAILED", "Cifar10ToMR", "Cifar100ToMR",
            "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR"]
 
 SUCCESS = 0
+FAILED = 1                 # MindSpore's MSRStatus values
 _MIN_HEADER, _MAX_HEADER = 1 << 14, 1 << 27
 _MIN_PAGE, _MAX_PAGE = 1 << 15, 1 << 28
 
