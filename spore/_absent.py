@@ -19,6 +19,9 @@ REASONS = {
                 "servers, strategy checkpoints); Spore offers data parallelism only",
     "internal": "part of MindSpore's implementation that its module happens to show (an "
                 "imported helper, generated-op module or validator), not public API",
+    "cloud": "reads MindRecord files from cloud object storage (OBS, Minio, S3) through "
+             "Huawei's storage client, which Spore does not bundle; download the files and "
+             "use MindDataset",
 }
 
 def _table(**categories):
@@ -90,9 +93,10 @@ ABSENT = {
             dyn_shape zip_operation hyper_add UpdateState PyExecute"""),
     "mindspore.nn": _table(
         parallel="""PipelineCell PipelineGradReducer MicroBatchInterleaved
-            AdaSumByDeltaWeightWrapCell AdaSumByGradWrapCell VirtualDatasetCellTriple""",
+            AdaSumByDeltaWeightWrapCell AdaSumByGradWrapCell VirtualDatasetCellTriple
+            GradAccumulationCell""",
         ascend="""OptTFTWrapper thor Conv2dThor DenseThor EmbeddingThor
-            EmbeddingLookupThor"""),
+            EmbeddingLookupThor GetNextSingleOp"""),
     "mindspore.numpy": _table(
         internal="""array_creations array_creations_module array_ops array_ops_module
             logic_module logic_ops math_module math_ops numeric_types utils utils_const
@@ -121,7 +125,9 @@ ABSENT = {
             DE_C_INTER_SENTENCEPIECE_MODE OffloadToManualOffloadMode ShuffleToShuffleMode
             shuffle_to_shuffle_mode int_to_mstype mstype_to_int mstype_to_detype
             flatten_single_lists replace_none select_sampler to_list validator logger ms
-            mstype GetOffloadModel encrypt ExceptionHandler"""),
+            mstype GetOffloadModel encrypt ExceptionHandler""",
+        cloud="OBSMindDataset sync_wait_for_dataset",
+        ascend="TransferDataset"),
     "mindspore.dataset.vision": _table(internal="py_transforms_util validators"),
     "mindspore.dataset.transforms": _table(internal="py_transforms_util validators vision"),
     "mindspore.dataset.text": _table(internal="platform validators"),
