@@ -270,13 +270,9 @@ def _export_getitem(w, n):
     spec = n.attrs.get("spec") or ()
     x = n.inputs[0]
     out = n.outputs[0].aval
-    full = ("slice", None, None, None)
-    tensors = [k for k, e in enumerate(spec) if e[0] == "tensor"]
-    if tensors:
-        if len(tensors) != 1 or any(e != full for k, e in enumerate(spec) if k != tensors[0]):
-            raise NotImplementedError("export of advanced indexing other than one integer "
-                                      "tensor among full slices is not supported")
-        return w.node("Gather", [w.names[x], w.names[n.inputs[1]], w.scalar(tensors[0]),
+    axis = gather_axis(spec, "export")
+    if axis is not None:
+        return w.node("Gather", [w.names[x], w.names[n.inputs[1]], w.scalar(axis),
                                  w.scalar(0)], out)
     shape = x.aval.shape
     begin, end = [0] * len(shape), list(shape)
@@ -289,6 +285,20 @@ def _export_getitem(w, n):
     sliced = w.node("StridedSlice", [w.names[x], w.scalar(tuple(begin)), w.scalar(tuple(end)),
                                      w.scalar(tuple(strides))] + [w.scalar(0)] * 5, None)
     return w.node("Reshape", [sliced, w.scalar(tuple(out.shape))], out)
+
+
+def gather_axis(spec, what):
+    """The axis of a ``Getitem`` spec's integer-tensor index when it is the only one
+    among full slices (an embedding lookup: one Gather), None for basic indexing; other
+    advanced indexing cannot be exported (``what`` names the export in the error)."""
+    full = ("slice", None, None, None)
+    tensors = [k for k, e in enumerate(spec) if e[0] == "tensor"]
+    if not tensors:
+        return None
+    if len(tensors) != 1 or any(e != full for k, e in enumerate(spec) if k != tensors[0]):
+        raise NotImplementedError(f"{what} of advanced indexing other than one integer "
+                                  "tensor among full slices is not supported")
+    return tensors[0]
 
 
 def basic_index_bounds(spec, shape):

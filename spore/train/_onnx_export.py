@@ -258,17 +258,13 @@ def _argmax(w, n):
 def _getitem(w, n):
     """Basic indexing (slices with steps, integers, None, Ellipsis) as one Slice plus a
     Reshape; one integer tensor among full slices as a Gather."""
+    from ._mindir_export import basic_index_bounds, gather_axis
     spec = n.attrs.get("spec") or ()
     x = n.inputs[0]
     out = n.outputs[0].aval
-    full = ("slice", None, None, None)
-    tensors = [k for k, e in enumerate(spec) if e[0] == "tensor"]
-    if tensors:
-        if len(tensors) != 1 or any(e != full for k, e in enumerate(spec) if k != tensors[0]):
-            raise NotImplementedError("export to ONNX of advanced indexing other than one "
-                                      "integer tensor among full slices is not supported")
-        return w.node("Gather", [w.names[x], w.names[n.inputs[1]]], axis=tensors[0])
-    from ._mindir_export import basic_index_bounds
+    axis = gather_axis(spec, "export to ONNX")
+    if axis is not None:
+        return w.node("Gather", [w.names[x], w.names[n.inputs[1]]], axis=axis)
     starts, ends, axes, steps = [], [], [], []
     for axis, start, stop, step in basic_index_bounds(spec, x.aval.shape):
         if step < 0 and stop < 0:
