@@ -288,23 +288,32 @@ def _source(coord, n, padding_mode, align_corners):
     return c
 
 
+def grid_sample_args(input, grid, mode, padding_mode, rank):
+    """(input, grid) of a ``rank``-D grid_sample, checked: their ranks, the mode, the
+    padding mode, and a grid of (N, *spatial_out, rank - 2) with the input's N."""
+    name = "grid_sample"
+    x = _tensor(name, "input", input, (rank,))
+    g = _tensor(name, "grid", grid, (rank,))
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"For '{name}', the 'mode' must be 'bilinear' or 'nearest' for "
+                         f"{rank}-D inputs, but got {mode!r}.")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"For '{name}', the 'padding_mode' must be 'zeros', 'border' or "
+                         f"'reflection', but got {padding_mode!r}.")
+    spatial = rank - 2
+    if g.shape[0] != x.shape[0] or g.shape[rank - 1] != spatial:
+        outs = ", ".join(("D_out", "H_out", "W_out")[3 - spatial:])
+        raise ValueError(f"For '{name}', the 'grid' must be (N, {outs}, {spatial}) with the "
+                         f"N of 'input', but got {list(g.shape)} and {list(x.shape)}.")
+    return x, g
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample (N, C, H, W) ``input`` at the normalised (x, y) locations of (N, Ho, Wo, 2)
     ``grid`` (-1 and 1 are the edges; pixel centres unless ``align_corners``): 'bilinear'
     or 'nearest' interpolation, 'zeros', 'border' or 'reflection' outside. Differentiable
     in ``input`` and (bilinear) ``grid``."""
-    name = "grid_sample"
-    x = _tensor(name, "input", input, (4,))
-    g = _tensor(name, "grid", grid, (4,))
-    if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"For '{name}', the 'mode' must be 'bilinear' or 'nearest' for 4-D "
-                         f"inputs, but got {mode!r}.")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError(f"For '{name}', the 'padding_mode' must be 'zeros', 'border' or "
-                         f"'reflection', but got {padding_mode!r}.")
-    if g.shape[0] != x.shape[0] or g.shape[3] != 2:
-        raise ValueError(f"For '{name}', the 'grid' must be (N, H_out, W_out, 2) with the N of "
-                         f"'input', but got {list(g.shape)} and {list(x.shape)}.")
+    x, g = grid_sample_args(input, grid, mode, padding_mode, 4)
     ops = _ops()
     align = bool(align_corners)
     n, c, h, w = x.shape

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._prims.adaptive_pool import adaptive_argmax3d_p, adaptive_bounds as _bounds
 from ._nn.misc import _apply_along, _bicubic_matrix, _interp_matrix
-from ._nn_more import _ops, _tensor
+from ._nn_more import _ops, _tensor, grid_sample_args
 from ._nn_more import _source as _grid_source
 
 _Tensor = P._Tensor
@@ -192,19 +192,8 @@ def grid_sample3d(input, grid, mode="bilinear", padding_mode="zeros", align_corn
     """Sample (N, C, D, H, W) ``input`` at the normalised (x, y, z) locations of
     (N, Do, Ho, Wo, 3) ``grid``: 'bilinear' (trilinear) or 'nearest', with 'zeros',
     'border' or 'reflection' outside. Differentiable in ``input`` and (bilinear) ``grid``."""
-    name = "grid_sample"
     ops = _ops()
-    x = _tensor(name, "input", input, (5,))
-    g = _tensor(name, "grid", grid, (5,))
-    if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"For '{name}', the 'mode' must be 'bilinear' or 'nearest' for 5-D "
-                         f"inputs, but got {mode!r}.")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError(f"For '{name}', the 'padding_mode' must be 'zeros', 'border' or "
-                         f"'reflection', but got {padding_mode!r}.")
-    if g.shape[0] != x.shape[0] or g.shape[4] != 3:
-        raise ValueError(f"For '{name}', the 'grid' must be (N, D_out, H_out, W_out, 3) with "
-                         f"the N of 'input', but got {list(g.shape)} and {list(x.shape)}.")
+    x, g = grid_sample_args(input, grid, mode, padding_mode, 5)
     align = bool(align_corners)
     n, c, d, h, w = x.shape
     out = tuple(g.shape[1:4])
