@@ -319,6 +319,16 @@ def exp_into(xp, x, out):
     return xp.exp(x, out=out)
 
 
+def _numpy_call(numpy_kernel, x, out):
+    """The primitive's NumPy kernel on ``x``, into ``out`` when given."""
+    if out is None:
+        return numpy_kernel(x)
+    if isinstance(numpy_kernel, np.ufunc):
+        return numpy_kernel(x, out=out)
+    out[...] = numpy_kernel(x)
+    return out
+
+
 def kernel_for(loop, prim):
     """The kernel ``f(x, out=None)`` of a unary primitive: ``loop`` on float32 arrays
     while ``usable()``, else the primitive's NumPy kernel, chunked from its old
@@ -326,19 +336,13 @@ def kernel_for(loop, prim):
     MIN_FAST or more elements; it does not look at the size again, so a fused group's
     NumPy tile loop (spore/_jit/fusion.py) gets the same bits in its last, short tile."""
     numpy_kernel, composite = prim._cpu, prim.par_composite
-    takes_out = isinstance(numpy_kernel, np.ufunc)
 
     def kernel(x, out=None):
         if x.dtype == _F32 and usable():
             return run(loop, x, out)
         if x.size >= kernel.numpy_min and out is None:
             return threads.elementwise(numpy_kernel, (x,), composite)
-        if out is None:
-            return numpy_kernel(x)
-        if takes_out:
-            return numpy_kernel(x, out=out)
-        out[...] = numpy_kernel(x)
-        return out
+        return _numpy_call(numpy_kernel, x, out)
     kernel.__name__ = kernel.__qualname__ = f"{prim.name.lower()}_vectorised"
     kernel.numpy_min = prim.par_min        # where the NumPy kernel runs in chunks
     return kernel
@@ -359,12 +363,7 @@ def install(prim, loop):
         """A shape known only at run time: PyNative's choice, made per call."""
         if x.size >= MIN_FAST:
             return kernel(x, out)
-        if out is None:
-            return numpy_kernel(x)
-        if isinstance(numpy_kernel, np.ufunc):
-            return numpy_kernel(x, out=out)
-        out[...] = numpy_kernel(x)
-        return out
+        return _numpy_call(numpy_kernel, x, out)
 
     def specialize(attrs, avals):
         (x,) = avals
