@@ -288,7 +288,7 @@ def _source(coord, n, padding_mode, align_corners):
     return c
 
 
-def grid_sample_args(input, grid, mode, padding_mode, rank):
+def _grid_sample_args(input, grid, mode, padding_mode, rank):
     """(input, grid) of a ``rank``-D grid_sample, checked: their ranks, the mode, the
     padding mode, and a grid of (N, *spatial_out, rank - 2) with the input's N."""
     name = "grid_sample"
@@ -313,7 +313,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     ``grid`` (-1 and 1 are the edges; pixel centres unless ``align_corners``): 'bilinear'
     or 'nearest' interpolation, 'zeros', 'border' or 'reflection' outside. Differentiable
     in ``input`` and (bilinear) ``grid``."""
-    x, g = grid_sample_args(input, grid, mode, padding_mode, 4)
+    x, g = _grid_sample_args(input, grid, mode, padding_mode, 4)
     ops = _ops()
     align = bool(align_corners)
     n, c, h, w = x.shape

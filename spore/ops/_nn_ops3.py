@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._core import primitive as P
 from .._prims.adaptive_pool import adaptive_argmax3d_p, adaptive_bounds as _bounds
 from ._nn.misc import _apply_along, _bicubic_matrix, _interp_matrix
-from ._nn_more import _ops, _tensor, grid_sample_args
+from ._nn_more import _ops, _tensor, _grid_sample_args
 from ._nn_more import _source as _grid_source
 
 _Tensor = P._Tensor
@@ -193,7 +193,7 @@ def grid_sample3d(input, grid, mode="bilinear", padding_mode="zeros", align_corn
     (N, Do, Ho, Wo, 3) ``grid``: 'bilinear' (trilinear) or 'nearest', with 'zeros',
     'border' or 'reflection' outside. Differentiable in ``input`` and (bilinear) ``grid``."""
     ops = _ops()
-    x, g = grid_sample_args(input, grid, mode, padding_mode, 5)
+    x, g = _grid_sample_args(input, grid, mode, padding_mode, 5)
     align = bool(align_corners)
     n, c, d, h, w = x.shape
     out = tuple(g.shape[1:4])
