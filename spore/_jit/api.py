@@ -378,7 +378,7 @@ class JitFunction:
 
     # -- dynamic axes (NOTE: [Dynamic axes]) ------------------------------------------
     def _dynamic_on(self):
-        return bool(self.dynamic or self.declared_args is not None) and self._level() == "O0"
+        return bool(self.dynamic or self.declared_args is not None)
 
     def _lookup_sized(self, spec, entry, args, kwargs, tensors, objects):
         if entry is not None and entry.fallback is not None:

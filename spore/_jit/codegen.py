@@ -58,8 +58,11 @@ def specialize(node, glob, name, sizes=False):
     prim, attrs = node.prim, node.attrs
     items = [x.aval if isinstance(x, Value) else x for x in node.inputs]
     inputs = list(node.inputs)
-    if sizes and (prim is fusion.fused_p or prim is control.while_grad_p
-                  or prim is control.cond_p or prim is control.while_p):
+    if sizes and prim is fusion.fused_p:
+        return dynamic.fused_kernel(attrs["group"],
+                                    lambda g: fusion.compile_group(g, specialize)), inputs, []
+    if sizes and (prim is control.while_grad_p or prim is control.cond_p
+                  or prim is control.while_p):
         raise dynamic.NotGeneric(f"{prim.name} is compiled apart from the graph")
     if sizes and (dynamic.has_dims(attrs) or dynamic.has_dims(node.inputs)):
         return dynamic.node_kernel(prim, attrs), inputs, []

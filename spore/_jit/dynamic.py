@@ -348,3 +348,87 @@ def node_kernel(prim, attrs):
     run.needs_sizes = True
     run.__name__ = f"{prim.name}_dynamic"
     return run
+
+
+# --------------------------------------------------------------------------- fused groups
+def fused_kernel(group, compile_group):
+    """The kernel of a fused group (``jit_level="O1"``) in a program shared by sizes.
+
+    A fused kernel's code does not depend on shapes (NOTE: [Numba fusion kernels]), but
+    its wrapper bakes them (output shapes, element counts, the two halves). So the
+    wrapper is built per size, from the group with its ``Dim``s evaluated: the first
+    call at a size costs a wrapper (the kernel itself comes from the cache), later calls
+    at that size nothing. A group of fixed shapes is compiled once, as usual."""
+    if not _group_has_dims(group):
+        return compile_group(group)
+    runners = {}
+
+    def run(*arrays, _d):
+        fn = runners.get(_d)
+        if fn is None:
+            if len(runners) >= 64:              # many sizes: keep memory bounded
+                runners.clear()
+            fn = runners[_d] = compile_group(concrete_group(group, _d))
+        return fn(*arrays)
+    run.needs_sizes = True
+    run.__name__ = "FusedElementwise_dynamic"
+    return run
+
+
+def _group_has_dims(group):
+    g = group.graph
+    values = list(g.inputs) + [o for n in g.nodes for o in n.outputs]
+    return has_dims(tuple(group.shape)) or any(has_dims(tuple(v.aval.shape)) for v in values) \
+        or any(has_dims(n.attrs) or has_dims(n.inputs) for n in g.nodes)
+
+
+def concrete_group(group, sizes):
+    """A copy of a fused group whose shapes and attributes are evaluated at ``sizes``
+    (every field of the group that refers to its graph is mapped to the copy)."""
+    import copy
+
+    from .ir import Node
+    seen = {}
+
+    def value(v):
+        out = seen.get(v)
+        if out is None:
+            a = v.aval
+            out = seen[v] = Value(ShapedArray(resolve(tuple(a.shape), sizes), a.dtype),
+                                  const=v.const, role=v.role, label=v.label)
+        return out
+
+    def node(n):
+        out = seen.get(n)
+        if out is None:
+            out = seen[n] = Node(n.prim, [remap(x) for x in n.inputs], remap(n.attrs),
+                                 [value(o) for o in n.outputs],
+                                 [(i, value(w)) for i, w in n.written], n.loc)
+            for o in out.outputs:
+                o.node = out
+        return out
+
+    def remap(x):
+        if isinstance(x, Value):
+            return value(x)
+        if isinstance(x, Node):
+            return node(x)
+        if isinstance(x, Graph):
+            g = Graph(x.name, [value(v) for v in x.inputs], [node(n) for n in x.nodes],
+                      [value(v) for v in x.outputs])
+            g.consts = [value(v) for v in x.consts]
+            return g
+        if type(x) is Dim:
+            return x.resolve(sizes)
+        if type(x) in (tuple, list):
+            return type(x)(remap(e) for e in x)
+        if type(x) is dict:
+            return {k: remap(e) for k, e in x.items()}
+        return x
+
+    out = copy.copy(group)
+    out.graph = remap(group.graph)               # nodes first: fields then reuse them
+    for k, v in vars(group).items():
+        if k != "graph":
+            setattr(out, k, remap(v))
+    return out

@@ -216,3 +216,52 @@ def test_model_train_in_graph_mode_with_a_short_last_batch(graph_mode):
     np.testing.assert_allclose(graph, eager, rtol=1e-6)
     step = model._train_network._graph_construct       # the compiled TrainOneStepCell
     assert ms.jit_report(step).compiled == 2            # batch 8, then the shared program
+
+
+def _chain(x, b):
+    return ops.tanh(x * 2 + b).sum(axis=0) * x.shape[0], ops.sigmoid(x - b) * 0.5
+
+
+def test_fused_o1_kernels_serve_every_size_of_one_shared_program(traces):
+    # jit_level="O1": the fused kernel's code is shape-free, only its wrapper is per size
+    r = _rng()
+    b = Tensor(r.random(64, dtype=np.float32))
+    sizes = (100, 50, 70, 33, 1, 2000, 50)
+    xs = [Tensor(r.random((n, 64), dtype=np.float32)) for n in sizes]
+    per_size = ms.jit(_chain, jit_level="O1")
+    want = [tuple(o.asnumpy() for o in per_size(x, b)) for x in xs]
+    traces[0] = 0
+    shared = ms.jit(_chain, dynamic=1, jit_level="O1")
+    for x, (w0, w1) in zip(xs, want):
+        g0, g1 = shared(x, b)
+        own = per_size._current[per_size._spec((x, b), {}, [], [])]
+        if any(n.prim.name == "FusedElementwise" for n in own.graph.nodes):
+            np.testing.assert_array_equal(g0.asnumpy(), w0)     # the same kernels: same bits
+            np.testing.assert_array_equal(g1.asnumpy(), w1)
+        else:         # too small to fuse alone (size 1): NumPy's ufuncs vs the 2-ulp kernel
+            np.testing.assert_allclose(g0.asnumpy(), w0, rtol=1e-6)
+            np.testing.assert_allclose(g1.asnumpy(), w1, rtol=1e-6)
+        np.testing.assert_allclose(w0, np.tanh(x.asnumpy() * 2 + b.asnumpy()).sum(0)
+                                   * x.shape[0], rtol=1e-5)
+    assert traces[0] == 3
+    assert ms.jit_report(shared).compiled == 2
+    program = shared._current[shared._spec((xs[-1], b), {}, [], [])]
+    assert program.generic
+    assert any(n.prim.name == "FusedElementwise" for n in program.graph.nodes)
+
+
+def test_an_o1_training_step_shares_its_program_with_pynatives_numbers(traces):
+    r = _rng()
+    sizes = (8, 5, 7, 3, 1, 6)
+    data = [(r.random((n, 3, 6, 6), np.float32), r.integers(0, 10, n).astype(np.int32))
+            for n in sizes]
+    eager, eager_net = _train_step()
+    want = [eager(Tensor(x), Tensor(y)).asnumpy() for x, y in data]
+    step, net = _train_step()
+    compiled = ms.jit(step, dynamic=1, jit_level="O1")
+    got = [compiled(Tensor(x), Tensor(y)).asnumpy() for x, y in data]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for p, q in zip(eager_net.get_parameters(), net.get_parameters()):
+        np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-4, atol=1e-6)
+    assert ms.jit_report(compiled).compiled == 2
+    assert traces[0] == 3
