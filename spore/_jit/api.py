@@ -144,7 +144,7 @@ class _Entry:
     __slots__ = ("compiled", "objects", "object_ids", "aliases", "n_draws", "uses_rng",
                  "rng_dynamic", "out_spec",
                  "epoch", "signature", "graph", "fallback", "compile_ms", "static_objects",
-                 "peak_bytes", "generic")
+                 "peak_bytes", "generic", "dims")
 
 
 class Fallback:
@@ -218,6 +218,7 @@ class JitFunction:
         self._current = {}         # spec -> the entry used last
         self._locks = {}           # spec -> the lock its compile holds
         self._call_infos = {}      # spec -> the jitcall.CallInfo of its entry (under a tape)
+        self._joints = {}          # the joint functions of its calls under a tape (dynamic)
         self._warned = False
         self._keys_seen = []
         self.declared_args = None  # ``enable_dynamic``: argument index -> declared Tensor
@@ -272,11 +273,9 @@ class JitFunction:
         tensors, objects = [], []
         spec = self._spec(args, kwargs, tensors, objects)
         entry = self._current.get(spec)
-        if entry is not None and entry.generic:
-            entry = None                       # its graph is symbolic: trace this size
         if entry is None or entry.epoch != P.epoch:
-            with T.suspended():
-                entry = self._lookup(spec, entry, args, kwargs, tensors, objects, False)
+            with T.suspended():                # the program shared by sizes may serve
+                entry = self._lookup(spec, entry, args, kwargs, tensors, objects)
         if entry.fallback is not None:
             return self._run_fallback(entry, args, kwargs)
         if not _aliases_hold(entry, tensors):
@@ -291,12 +290,15 @@ class JitFunction:
 
     def entry_for(self, *args, **kwargs):
         """The compiled entry for these arguments, compiled if needed but not run (the
-        joint graph of a JitCall must not repeat its forward's writes and prints)."""
+        joint graph of a JitCall must not repeat its forward's writes and prints). With
+        dynamic axes it may be the program shared by the sizes (``entry.generic``)."""
         tensors, objects = [], []
         spec = self._spec(args, kwargs, tensors, objects)
         entry = self._current.get(spec)
-        if entry is not None and entry.generic:
-            entry = None
+        if self._dynamic_on():
+            if entry is not None and entry.epoch == P.epoch and entry.fallback is None:
+                return entry
+            return self._lookup(spec, entry, args, kwargs, tensors, objects)
         return self._lookup(spec, entry, args, kwargs, tensors, objects, False)
 
     def _spec(self, args, kwargs, tensors, objects):
@@ -435,7 +437,7 @@ class JitFunction:
                 family.dead = True
                 return None
             new.signature = sig
-            new.generic = True
+            new.generic, new.dims = True, dims
             family.dims, family.key = dims, dynamic.family_key(spec, dims)
             family.program, family.signature = new, sig
             return new
@@ -453,7 +455,7 @@ class JitFunction:
         for f in ("compiled", "objects", "object_ids", "n_draws", "uses_rng", "rng_dynamic",
                   "out_spec", "signature", "graph", "peak_bytes"):
             setattr(e, f, getattr(p, f))
-        e.fallback, e.compile_ms, e.generic = None, 0.0, True
+        e.fallback, e.compile_ms, e.generic, e.dims = None, 0.0, True, p.dims
         e.static_objects, e.epoch = objects, P.epoch
         reachable = _reachable_tensor_ids(self.fn)
         e.aliases = {i: t for i, t in enumerate(tensors)
@@ -475,6 +477,7 @@ class JitFunction:
         entry.fallback = None
         entry.compiled = None
         entry.generic = False
+        entry.dims = None
         entry.epoch = P.epoch
         cap = Capture(self.name.replace(".", "_").replace("<", "").replace(">", ""),
                       convert=self.capture_mode == "ast")

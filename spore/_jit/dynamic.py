@@ -21,9 +21,16 @@ along some tensor axes) share one program:
    line); from then on a new size runs the program without tracing.
 
 Anything that does not generalise (a constant whose shape follows the size, a loop
-unrolled ``N`` times, a product of two varying sizes, a fused O1 kernel that bakes its
-shape, a non-inlined control-flow node) leaves the family: those sizes compile one by
-one, as before, with the same results either way.
+unrolled ``N`` times, a product of two varying sizes, a float computed from a size in
+Python, a non-inlined control-flow node) leaves the family: those sizes compile one by
+one, as before, with the same results either way. (So ops keep such floats out of the
+graph: BatchNorm's ``n / (n - 1)`` is the integer attribute of ``BesselCorrection``.)
+
+At ``jit_level="O1"`` a fused kernel's code is shape-free; ``fused_kernel`` builds its
+small wrapper per size. Under a gradient tape the forward and the joint graph of
+NOTE: [JitCall residuals] are families of their own: the joint function is shared by
+the sizes (``residuals._joint_jit``), its symbolic graph is split once, and each half
+reads its sizes from an input that holds them.
 """
 from __future__ import annotations
 
@@ -175,9 +182,26 @@ class Family:
 
 def same_capture(a, b):
     """Whether two entries captured the same outside objects, outputs and draws."""
-    return (a.out_spec == b.out_spec and a.n_draws == b.n_draws
+    return (_same_spec(a.out_spec, b.out_spec) and a.n_draws == b.n_draws
             and a.uses_rng == b.uses_rng and a.rng_dynamic == b.rng_dynamic
             and [id(o) for o in a.objects] == [id(o) for o in b.objects])
+
+
+def _same_spec(a, b):
+    """Equality of output specs whose constants may be tensors (a joint graph's zero
+    cotangents): those compare by value."""
+    if a is b:
+        return True
+    if isinstance(a, (P._Tensor, np.ndarray)) or isinstance(b, (P._Tensor, np.ndarray)):
+        x, y = (getattr(t, "_data", t) for t in (a, b))
+        return type(a) is type(b) and isinstance(x, np.ndarray) and isinstance(y, np.ndarray) \
+            and x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+    if type(a) in (tuple, list):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_spec, a, b))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 # --------------------------------------------------------------------------- generalise
@@ -339,10 +363,12 @@ def node_kernel(prim, attrs):
     fixed = {k: v for k, v in attrs.items() if not has_dims(v)}
     varying = {k: v for k, v in attrs.items() if has_dims(v)}
 
-    def run(*arrays, _d):
+    def run(*arrays, _d, out=None):
         kw = dict(fixed)
         for k, v in varying.items():
             kw[k] = resolve(v, _d)
+        if out is not None:                  # a ufunc the memory plan gave a dead buffer
+            kw["out"] = out
         args = prim.prepare([wrap(a) if type(a) is _ndarray else a for a in arrays])
         return kernel(*args, **kw)
     run.needs_sizes = True

@@ -255,6 +255,25 @@ def _sizes(shape):
     return tuple(int(d) if isinstance(d, int) else d for d in shape)
 
 
+def _traced_attrs(attrs):
+    """Attributes with their dynamic sizes at the traced value, as ``_sizes`` does for
+    shapes: a shape rule sees one traced call (it compares a ``Dim`` target with the
+    ints it computes)."""
+    from .dynamic import Dim, has_dims
+
+    def plain(x):
+        if type(x) is Dim:
+            return int(x)
+        if type(x) in (tuple, list):
+            return type(x)(plain(e) for e in x)
+        if type(x) is dict:
+            return {k: plain(e) for k, e in x.items()}
+        return x
+    if not any(has_dims(v) for v in attrs.values()):
+        return attrs
+    return {k: plain(v) for k, v in attrs.items()}
+
+
 def verify(g):
     """Check the graph's invariants (raises GraphError): every value is defined once,
     before it is used; outputs are defined; each node's avals agree with its shape rule."""
@@ -275,8 +294,9 @@ def verify(g):
                 raise GraphError(f"{v!r} is defined twice")
             defined.add(v)
         if n.prim.infer is not None:
-            avals = [x.aval if isinstance(x, Value) else x for x in n.inputs]
-            out = n.prim.infer(n.attrs, *avals)
+            avals = [ShapedArray(_sizes(x.aval.shape), x.aval.dtype) if isinstance(x, Value)
+                     else x for x in n.inputs]
+            out = n.prim.infer(_traced_attrs(n.attrs), *avals)
             outs = out if isinstance(out, tuple) else (out,)
             got = [(_sizes(v.aval.shape), np.dtype(v.aval.dtype)) for v in n.outputs]
             want = [(_sizes(a.shape), np.dtype(a.dtype)) for a in outs]

@@ -86,8 +86,9 @@ def _jit_call_grad(attrs, inputs, out, dout):
     n_out = len(entry.graph.outputs)
     if not isinstance(dout, tuple):        # the tape hands single-output records a bare dout
         dout = (dout,)
-    douts = tuple(d if d is not None else full_p(shape=v.aval.shape, dtype=v.aval.dtype, value=0)
-                  for d, v in zip(dout[:n_out], entry.graph.outputs))
+    outs = out if isinstance(out, tuple) else (out,)     # their shapes: the graph's may be
+    douts = tuple(d if d is not None else full_p(shape=o.shape, dtype=v.aval.dtype, value=0)
+                  for d, o, v in zip(dout[:n_out], outs, entry.graph.outputs))  # symbolic
     n_t, n_o = call.n_tensors, len(call.objects)
     if call.split and not T.is_recording():          # NOTE: [JitCall residuals]
         residuals = out[n_out:] if isinstance(out, tuple) else ()

@@ -23,7 +23,7 @@ import numpy as np
 from .. import _random as R
 from .._autodiff import tape as T
 from .._core import primitive as P
-from . import codegen
+from . import codegen, dynamic
 from .ir import Graph, Value
 
 
@@ -82,28 +82,68 @@ def _joint_fn(call):
     return joint
 
 
-def _build(call, tensors):
+def _joint_jit(call, tensors):
+    """The JitFunction of the call's joint function. With dynamic axes one serves every
+    size of a family (its closure needs only what the sizes share: the structure of the
+    arguments and outputs), so its sizes share one joint program as the forward's do."""
     from .api import JitFunction
+    jit = call.jit
+    key = None
+    if jit._dynamic_on():
+        key = (dynamic.masked(call.spec, _every_axis(tensors)), call.entry.out_spec)
+        try:
+            jf = jit._joints.get(key)
+        except TypeError:                  # an unhashable static argument: one per call
+            key, jf = None, None
+        if jf is not None:
+            return jf
+    jf = JitFunction(_joint_fn(call), dynamic=1 if key is not None else 0)
+    jf.name = f"{jit.name}_joint"
+    jf.jit_level = jit.jit_level
+    jf.silent_trace = True
+    if key is not None:
+        jit._joints[key] = jf
+    return jf
+
+
+def _every_axis(tensors):
+    return [(i, k) for i, t in enumerate(tensors) for k in range(len(t.shape))]
+
+
+def _build(call, tensors):
     entry = call.entry
     if entry.rng_dynamic or len({id(t) for t in tensors}) != len(tensors):
         raise NoSplit("a returned random state, or aliased arguments")
     outs = entry.graph.outputs
     n_out = len(outs)
-    douts = [P.wrap(np.zeros(v.aval.shape, v.aval.dtype)) for v in outs]
-    jf = JitFunction(_joint_fn(call))
-    jf.name = f"{call.jit.name}_joint"
-    jf.jit_level = call.jit.jit_level
-    jf.silent_trace = True
+    sizes = dynamic.sizes_of(call.spec, entry.dims) if entry.generic else ()
+    douts = [P.wrap(np.zeros(dynamic.resolve(tuple(v.aval.shape), sizes), v.aval.dtype))
+             for v in outs]
+    jf = _joint_jit(call, tensors)
     state = R.get_state()
     try:
-        with T.suspended():
-            jf.entry_for(*tensors, *douts)    # traces and compiles the joint graph, once
+        with T.suspended():       # traces and compiles the joint graph (once per program)
+            joint = jf.entry_for(*tensors, *douts)
     finally:
         R.set_state(state)
-    (entries,) = jf._cache.values() or ([],)
-    if len(entries) != 1 or entries[0].compiled is None:
+    if joint.compiled is None or joint.fallback is not None:
         raise NoSplit("the joint function did not compile")
-    joint = entries[0]
+    if not joint.generic:
+        return _split(call, tensors, joint, n_out)
+    splits = jf.__dict__.setdefault("_splits", {})   # one Split for every size of it
+    split = splits.get(id(joint.compiled))
+    if split is None:
+        try:
+            split = _split(call, tensors, joint, n_out)
+        except NoSplit:
+            split = False
+        splits[id(joint.compiled)] = split
+    if split is False:
+        raise NoSplit("the shared joint program cannot be split")
+    return split
+
+
+def _split(call, tensors, joint, n_out):
     graph = joint.graph
     n_t = len(tensors)
     n_in = n_t + n_out + len(joint.objects) + (1 if joint.uses_rng else 0)
@@ -128,8 +168,28 @@ def _build(call, tensors):
     order = [ids[id(o)] for o in joint.objects]
     dout_values = graph.inputs[n_t:n_t + n_out]
     fwd, bwd, res = _partition(graph, dout_values, n_out)
-    return Split(codegen.generate(fwd), codegen.generate(bwd), n_out,
+    n_dims = len(joint.dims) if joint.generic else 0
+    return Split(_generate(fwd, n_dims), _generate(bwd, n_dims), n_out,
                  [v.aval for v in res], order, grad_specs)
+
+
+def _generate(graph, n_dims):
+    """Compile one half of a joint graph; a symbolic half (NOTE: [Dynamic axes]) reads
+    its sizes from inputs that hold each size as an axis."""
+    if not n_dims:
+        return codegen.generate(graph)
+    axes = []
+    for j in range(n_dims):
+        found = [(i, k) for i, v in enumerate(graph.inputs)
+                 for k, d in enumerate(v.aval.shape)
+                 if type(d) is dynamic.Dim and d.key() == (j, 1, 0)]
+        if not found:
+            raise NoSplit("a half of the joint graph has no input of a dynamic size")
+        axes.append(found[0])
+    try:
+        return codegen.generate(graph, axes=axes)
+    except dynamic.NotGeneric as e:
+        raise NoSplit(str(e)) from None
 
 
 def _partition(graph, dout_values, n_out):

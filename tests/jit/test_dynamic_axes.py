@@ -265,3 +265,111 @@ def test_an_o1_training_step_shares_its_program_with_pynatives_numbers(traces):
         np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-4, atol=1e-6)
     assert ms.jit_report(compiled).compiled == 2
     assert traces[0] == 3
+
+
+def _names_traced(monkeypatch):
+    names = []
+    capture = api.JitFunction._capture
+
+    def counted(self, *a, **k):
+        names.append(self.name)
+        return capture(self, *a, **k)
+    monkeypatch.setattr(api.JitFunction, "_capture", counted)
+    return names
+
+
+def test_gradients_taken_outside_share_the_forward_and_the_joint_program(monkeypatch):
+    # grad of a compiled function: its forward and its joint (forward + backward) graph
+    # each trace three sizes and compile twice, then serve every size
+    names = _names_traced(monkeypatch)
+    f = ms.jit(lambda x, w: (ops.matmul(x, w).tanh() * x.shape[0]).sum(), dynamic=1)
+    g = ms.grad(f, grad_position=(0, 1))
+    r = _rng()
+    w = r.standard_normal((3, 2)).astype(np.float32)
+    for n in (2, 5, 3, 7, 9, 4, 1, 5):
+        x = r.standard_normal((n, 3)).astype(np.float32)
+        gx, gw = g(Tensor(x), Tensor(w))
+        d = (1 - np.tanh(x @ w) ** 2) * n
+        np.testing.assert_allclose(gx.asnumpy(), d @ w.T, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gw.asnumpy(), x.T @ d, rtol=1e-5, atol=1e-6)
+    assert sum(n.endswith("<lambda>") for n in names) == 3
+    assert sum(n.endswith("<lambda>_joint") for n in names) == 3
+    assert ms.jit_report(f).compiled == 2
+    (joint,) = f._joints.values()
+    assert ms.jit_report(joint).compiled == 2
+
+
+class _BNNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                                      nn.Flatten(), nn.Dense(4 * 6 * 6, 10), nn.Dropout(p=0.2))
+
+    def construct(self, x):
+        return self.body(x)
+
+
+def _pynative_loop_over(net):
+    ms.set_seed(1)
+    loss = nn.CrossEntropyLoss()
+    opt = nn.Adam(net.trainable_params(), 1e-3)
+    grad_fn = ms.value_and_grad(lambda x, y: loss(net(x), y), None, opt.parameters)
+
+    def step(x, y):
+        value, grads = grad_fn(x, y)
+        opt(grads)
+        return value
+    return step
+
+
+def test_a_graph_mode_cell_with_set_inputs_under_a_pynative_gradient(monkeypatch):
+    # the tutorials' loop: value_and_grad in PyNative of a GRAPH_MODE network whose
+    # batch varies; BatchNorm's moving statistics and dropout masks included
+    r = _rng()
+    sizes = (8, 5, 7, 3, 8, 6, 1, 5)
+    data = [(r.random((n, 3, 6, 6), np.float32), r.integers(0, 10, n).astype(np.int32))
+            for n in sizes]
+    results = []
+    names = _names_traced(monkeypatch)
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_seed(1)
+        net = _BNNet()
+        net.set_train()
+        if mode == ms.GRAPH_MODE:
+            net.set_inputs(Tensor(shape=[None, 3, 6, 6], dtype=ms.float32))
+        step = _pynative_loop_over(net)
+        before = ms.get_context("mode")
+        ms.set_context(mode=mode)
+        try:
+            losses = [step(Tensor(x), Tensor(y)).asnumpy() for x, y in data]
+        finally:
+            ms.set_context(mode=before)
+        results.append((losses, [p.asnumpy() for p in net.get_parameters()]))
+    (want, want_params), (got, got_params) = results
+    np.testing.assert_array_equal(got, want)
+    for a, b in zip(want_params, got_params):
+        np.testing.assert_array_equal(a, b)             # moving statistics too
+    assert names.count("_BNNet.construct") == 3
+    assert names.count("_BNNet.construct_joint") == 3
+
+
+def test_batch_norm_training_shares_one_program(traces):
+    step, net = _train_step()
+    net.set_train()
+    compiled = ms.jit(step, dynamic=1)
+    r = _rng()
+    for n in (8, 5, 7, 3, 6):
+        compiled(Tensor(r.random((n, 3, 6, 6), np.float32)),
+                 Tensor(r.integers(0, 10, n).astype(np.int32)))
+    assert traces[0] == 3
+    assert ms.jit_report(compiled).compiled == 2
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 100, 12345])
+def test_bessels_correction_rounds_its_factor_once(count):
+    from spore._prims.nn.bessel import bessel_correction_p
+    var = _rng().random(5).astype(np.float32)
+    got = bessel_correction_p(Tensor(var), count=count).asnumpy()
+    want = var * np.float32(count / max(count - 1, 1))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)

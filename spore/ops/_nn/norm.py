@@ -12,6 +12,7 @@ from ..._core import primitive as P
 from ..._prims import math as M
 from ..._prims.array import assign_p, reshape_p
 from ..._prims.nn import batch_norm_p, layer_norm_p
+from ..._prims.nn.bessel import bessel_correction_p
 from ..._prims.reduce import mean_p
 from ..._prims.special import stop_gradient_p
 from .._utils import public_functions
@@ -63,7 +64,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         y, mean, var = batch_norm_p(input_x, *affine, eps=float(eps))
         count = input_x.size // input_x.shape[1]
         _update_running(running_mean, mean, momentum)
-        _update_running(running_var, M.mul_p(var, count / max(count - 1, 1)), momentum)
+        _update_running(running_var, bessel_correction_p(var, count=count), momentum)
         return y
     if running_mean is None or running_var is None:
         raise ValueError(f"For '{op}', 'running_mean' and 'running_var' are required when "
@@ -152,7 +153,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         var = mean_p(M.mul_p(centred, centred), axis=(2,), keepdims=False)
         count = flat.shape[2]
         _update_running(running_mean, mean_p(mean, axis=(0,), keepdims=False), momentum)
-        unbiased = M.mul_p(mean_p(var, axis=(0,), keepdims=False), count / max(count - 1, 1))
+        unbiased = bessel_correction_p(mean_p(var, axis=(0,), keepdims=False), count=count)
         _update_running(running_var, unbiased, momentum)
     y = reshape_p(layer_norm_p(flat, axis=2, eps=float(eps))[0], shape=input.shape)
     return _affine(y, weight, bias, input)
