@@ -17,8 +17,9 @@ after a tensor ``if``; using it raises an error naming it and the ``if``. ``retu
 ``break`` and ``continue`` are first rewritten into assignments (NOTE: [Early exits]);
 branches that ``yield`` or declare ``global``/``nonlocal`` are left as they are (a
 tensor condition there then falls back to PyNative, naming the line). Calls in
-converted code convert their callee when it is a user function (``run_call``). Only
-code outside the Spore package is converted.
+converted code convert their callee when it is a user function, method or an object
+whose class defines ``__call__`` in user code (``run_call``). Only code outside the
+Spore package is converted.
 """
 from __future__ import annotations
 
@@ -768,6 +769,11 @@ def run_call(fn):
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
         if code is not None and not _is_library(code.co_filename):
             return convert_callable(fn)
+        return fn
+    call = getattr(type(fn), "__call__", None)      # an instance of a user's class
+    if isinstance(call, types.FunctionType) and not isinstance(fn, type) \
+            and not _is_library(call.__code__.co_filename):
+        return types.MethodType(convert(call), fn)
     return fn
 
 

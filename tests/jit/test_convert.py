@@ -374,3 +374,60 @@ def test_python_value_prints_show_once_at_compile_and_not_for_an_aborted_trace(c
     with pytest.warns(RuntimeWarning):
         ms.jit(aborts)(_v(1.0))
     assert capsys.readouterr().out == "before the host read\n"   # from the PyNative run only
+
+
+class _Accumulator:
+    """MindSpore's gradient-accumulation tutorial: a plain object whose ``__call__``
+    branches on a Parameter, called from a compiled step."""
+
+    def __init__(self, optimizer, steps):
+        self.optimizer = optimizer
+        self.inner_grads = optimizer.parameters.clone(prefix="accumulate_", init="zeros")
+        self.zeros = optimizer.parameters.clone(prefix="zeros_", init="zeros")
+        self.counter = ms.Parameter(Tensor(1, ms.int32), "counter_")
+        self.steps = steps
+        self.map = ops.HyperMap()
+
+    def __call__(self, grads):
+        self.map(ops.partial(ops.assign_add), self.inner_grads, grads)
+        if self.counter % self.steps == 0:
+            self.optimizer(self.inner_grads)
+            self.map(ops.partial(ops.assign), self.inner_grads, self.zeros)
+        ops.assign_add(self.counter, Tensor(1, ms.int32))
+        return True
+
+
+def _accumulating_step(compiled):
+    ms.set_seed(0)
+    net = nn.Dense(4, 3)
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    acc = _Accumulator(opt, 3)
+    grad_fn = ms.value_and_grad(lambda x, y: ops.mse_loss(net(x), y), None,
+                                net.trainable_params())
+
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        return ops.depend(loss, acc(grads))
+    return (ms.jit(step) if compiled else step), net, acc
+
+
+def test_a_callable_object_called_from_compiled_code_is_converted():
+    r = np.random.default_rng(0)
+    data = [(Tensor(r.random((5, 4), dtype=np.float32)), Tensor(r.random((5, 3), dtype=np.float32)))
+            for _ in range(7)]
+    runs = []
+    for compiled in (False, True):
+        step, net, acc = _accumulating_step(compiled)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")           # no fallback to PyNative
+            losses = [step(x, y).asnumpy() for x, y in data]
+        runs.append((losses, net.weight.asnumpy(), acc.inner_grads[0].asnumpy(),
+                     int(acc.counter.asnumpy())))
+        if compiled:
+            assert not ms.jit_report(step).fallbacks
+    (l0, w0, g0, c0), (l1, w1, g1, c1) = runs
+    np.testing.assert_array_equal(l1, l0)
+    np.testing.assert_array_equal(w1, w0)          # updated at steps 3 and 6 only
+    np.testing.assert_array_equal(g1, g0)          # the 7th step's gradient, accumulated
+    assert c0 == c1 == 8
+    assert np.abs(g1).sum() > 0
