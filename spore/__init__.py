@@ -134,7 +134,8 @@ from .log import get_level as get_level, get_log_config as get_log_config  # noq
 
 
 _MINDRECORD_NAMES = ("FileReader", "FileWriter", "SUCCESS", "FAILED", "MindPage", "Cifar10ToMR",
-                     "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR")
+                     "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR",
+                     "set_enc_key", "set_enc_mode", "set_dec_mode")
 
 
 def __getattr__(name):
