@@ -143,8 +143,10 @@ def __getattr__(name):
     subprocesses, which a script that never builds a pipeline does not need at start-up.
     MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
     import importlib
-    if name in ("dataset", "multiprocessing", "utils", "onnx"):
+    if name in ("dataset", "multiprocessing", "utils", "onnx", "safeguard"):
         return importlib.import_module("." + name, __name__)
+    if name in ("obfuscate_ckpt", "load_obf_params_into_net"):
+        return getattr(importlib.import_module(".safeguard", __name__), name)
     if name in _MINDRECORD_NAMES:                             # MindRecord, as MindSpore has them
         return getattr(importlib.import_module(".mindrecord", __name__), name)
     from . import _absent
@@ -152,4 +154,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils", "onnx"})
+    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils", "onnx", "safeguard"})
