@@ -96,7 +96,7 @@ def test_bad_keys_modes_and_crc_are_refused_before_writing(tmp_path):
     assert not os.path.exists(path)
 
 
-def test_async_save_and_model_checkpoint_encrypt(tmp_path):
+def test_async_save_encrypts(tmp_path):
     path = str(tmp_path / "a.ckpt")
     ms.save_checkpoint(_params(), path, async_save=True, enc_key=KEYS["AES-CBC"],
                        enc_mode="AES-CBC")
@@ -148,3 +148,24 @@ def test_mindspore_and_spore_read_each_others_encrypted_files(tmp_path, mode):
     assert run.stdout.strip().splitlines()[-1] == "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0] 7"
     loaded = ms.load_checkpoint(theirs, dec_key=KEYS[mode], dec_mode=mode)
     np.testing.assert_array_equal(loaded["w"].asnumpy(), np.full((2, 2), 3.5, np.float32))
+
+
+def test_model_checkpoint_writes_encrypted_files(tmp_path):
+    from spore import nn
+    from spore.train.callback import CheckpointConfig, ModelCheckpoint
+    net = nn.Dense(3, 1)
+    data = ms.dataset.NumpySlicesDataset(
+        {"x": np.ones((4, 3), np.float32), "y": np.zeros((4, 1), np.float32)},
+        shuffle=False).batch(2)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    config = CheckpointConfig(save_checkpoint_steps=2, enc_key=KEYS["AES-CBC"],
+                              enc_mode="AES-CBC")
+    model.train(1, data, callbacks=[ModelCheckpoint("enc", str(tmp_path), config)],
+                dataset_sink_mode=False)
+    files = [f for f in os.listdir(tmp_path) if f.endswith(".ckpt")]
+    assert files
+    path = str(tmp_path / files[0])
+    with pytest.raises(ValueError, match="It is encrypted"):
+        ms.load_checkpoint(path)
+    loaded = ms.load_checkpoint(path, dec_key=KEYS["AES-CBC"], dec_mode="AES-CBC")
+    np.testing.assert_array_equal(loaded["weight"].asnumpy(), net.weight.asnumpy())
