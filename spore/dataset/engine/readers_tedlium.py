@@ -18,18 +18,13 @@ import os
 import numpy as np
 
 from .readers import _check_dir
+from .readers_vision3 import _check_in
 from .rows import pipeline_error
 from .sources import MappableDataset
 
 _PARTS = {"release1": ("train", "test", "dev"), "release2": ("train", "test", "dev")}
 _USAGES = {"release1": ("train", "test", "dev", "all"), "release2": ("train", "test", "dev", "all"),
            "release3": ("all",)}
-
-
-def _check_in(arg, value, choices):
-    if value not in choices:
-        raise ValueError(f"Input {arg} is not within the valid set of {list(choices)}.")
-    return value
 
 
 def read_sph_header(data, path):
