@@ -158,8 +158,8 @@ class FileWriter:
         for shard_id, (path, rows) in enumerate(zip(self._paths, self._shards)):
             _format.write_shard(path, shard_id, addresses, schema, self._desc, index, rows,
                                 self._header_size, self._page_size)
-            config.encrypt_written(path)               # with set_enc_key: MindSpore's layout
-            config.encrypt_written(path + ".db")
+            config._encrypt_written(path)               # with set_enc_key: MindSpore's layout
+            config._encrypt_written(path + ".db")
         self._committed = True
         return SUCCESS
 

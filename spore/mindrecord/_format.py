@@ -15,7 +15,7 @@ Integer arrays are stored compressed: a 4-byte big-endian count, 2 bits per elem
 bytes, most significant first) naming its width (int8, int16, int32, int64), then each
 element little-endian in that width. Float arrays are stored as raw little-endian values.
 Nothing here executes code from a file: JSON, MessagePack and SQLite are data formats.
-Encrypted files (``set_enc_key``) are read through ``config.readable``.
+Encrypted files (``set_enc_key``) are read through ``config._readable``.
 """
 from __future__ import annotations
 
@@ -315,8 +315,8 @@ def _opened(source):
 
 
 def _plain(path):
-    from .config import readable
-    return readable(path)
+    from .config import _readable
+    return _readable(path)
 
 
 def read_header(path, source=None):

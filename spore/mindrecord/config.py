@@ -92,7 +92,7 @@ def _mode_name(mode):
 
 
 # ------------------------------------------------------------------------ writing
-def encrypt_written(path):
+def _encrypt_written(path):
     """Encrypt a just-written file in place when a key is set (``FileWriter.commit``)."""
     key, mode = _state["key"], _state["enc_mode"]
     if key is None:
@@ -122,7 +122,7 @@ def _tail(path):
     return tail[-7:], tail[:-7][-7:]
 
 
-def readable(path):
+def _readable(path):
     """``path`` itself, or for an encrypted file (a key set) a ``BytesIO`` of its plaintext."""
     flag, stored_mode = _tail(path) if os.path.getsize(path) >= 7 else (b"", b"")
     key = _state["key"]
