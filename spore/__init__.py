@@ -134,7 +134,8 @@ from .log import get_level as get_level, get_log_config as get_log_config  # noq
 
 
 _MINDRECORD_NAMES = ("FileReader", "FileWriter", "SUCCESS", "FAILED", "MindPage", "Cifar10ToMR",
-                     "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR")
+                     "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR",
+                     "set_enc_key", "set_enc_mode", "set_dec_mode")
 
 
 def __getattr__(name):
@@ -142,8 +143,10 @@ def __getattr__(name):
     subprocesses, which a script that never builds a pipeline does not need at start-up.
     MindSpore names Spore leaves out on purpose raise NotImplementedError (_absent.py)."""
     import importlib
-    if name in ("dataset", "multiprocessing", "utils", "onnx"):
+    if name in ("dataset", "multiprocessing", "utils", "onnx", "safeguard"):
         return importlib.import_module("." + name, __name__)
+    if name in ("obfuscate_ckpt", "load_obf_params_into_net"):
+        return getattr(importlib.import_module(".safeguard", __name__), name)
     if name in _MINDRECORD_NAMES:                             # MindRecord, as MindSpore has them
         return getattr(importlib.import_module(".mindrecord", __name__), name)
     from . import _absent
@@ -151,4 +154,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils", "onnx"})
+    return sorted(set(globals()) | {"dataset", "multiprocessing", "utils", "onnx", "safeguard"})

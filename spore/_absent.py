@@ -19,6 +19,9 @@ REASONS = {
                 "servers, strategy checkpoints); Spore offers data parallelism only",
     "internal": "part of MindSpore's implementation that its module happens to show (an "
                 "imported helper, generated-op module or validator), not public API",
+    "minddata_plugin": "loads a shared library compiled against MindData's C++ plugin interface "
+                      "(its tensor-row and status types); Spore's data pipeline is Python and "
+                      "has no such interface: give map a Python callable instead",
     "cloud": "reads MindRecord files from cloud object storage (OBS, Minio, S3) through "
              "Huawei's storage client, which Spore does not bundle; download the files and "
              "use MindDataset",
@@ -129,7 +132,8 @@ ABSENT = {
         cloud="OBSMindDataset sync_wait_for_dataset",
         ascend="TransferDataset"),
     "mindspore.dataset.vision": _table(internal="py_transforms_util validators"),
-    "mindspore.dataset.transforms": _table(internal="py_transforms_util validators vision"),
+    "mindspore.dataset.transforms": _table(internal="py_transforms_util validators vision",
+                                           minddata_plugin="Plugin"),
     "mindspore.dataset.text": _table(internal="platform validators"),
     "mindspore.mint": _table(
         ascend="npu_gelu",

@@ -48,6 +48,9 @@ from .engine.readers_vision2 import (CityscapesDataset as CityscapesDataset,
                                      FlickrDataset as FlickrDataset, LFWDataset as LFWDataset,
                                      SBUDataset as SBUDataset,
                                      WIDERFaceDataset as WIDERFaceDataset)
+from .engine.readers_vision3 import (LSUNDataset as LSUNDataset,
+                                     PhotoTourDataset as PhotoTourDataset, SBDataset as SBDataset)
+from .engine.readers_tedlium import TedliumDataset as TedliumDataset
 from .engine.readers_audio import (CMUArcticDataset as CMUArcticDataset,
                                    LJSpeechDataset as LJSpeechDataset,
                                    SpeechCommandsDataset as SpeechCommandsDataset,

@@ -8,10 +8,12 @@ import warnings
 
 import numpy as np
 
-from . import _format
+from . import _format, config
+from .config import set_dec_mode, set_enc_key, set_enc_mode
 
 __all__ = ["FileWriter", "FileReader", "MindPage", "SUCCESS", "FAILED", "Cifar10ToMR", "Cifar100ToMR",
-           "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR"]
+           "CsvToMR", "ImageNetToMR", "MnistToMR", "TFRecordToMR", "set_enc_key", "set_enc_mode",
+           "set_dec_mode"]
 
 SUCCESS = 0
 FAILED = 1                 # MindSpore's MSRStatus values
@@ -156,6 +158,8 @@ class FileWriter:
         for shard_id, (path, rows) in enumerate(zip(self._paths, self._shards)):
             _format.write_shard(path, shard_id, addresses, schema, self._desc, index, rows,
                                 self._header_size, self._page_size)
+            config._encrypt_written(path)               # with set_enc_key: MindSpore's layout
+            config._encrypt_written(path + ".db")
         self._committed = True
         return SUCCESS
 

@@ -15,9 +15,12 @@ Integer arrays are stored compressed: a 4-byte big-endian count, 2 bits per elem
 bytes, most significant first) naming its width (int8, int16, int32, int64), then each
 element little-endian in that width. Float arrays are stored as raw little-endian values.
 Nothing here executes code from a file: JSON, MessagePack and SQLite are data formats.
+Encrypted files (``set_enc_key``) are read through ``config._readable``.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -303,8 +306,22 @@ def _write_index(db_path, schema, index_fields, blob_places, raw_places, n_blob_
 
 
 # --------------------------------------------------------------------- reading
-def read_header(path):
-    with open(path, "rb") as f:
+def _opened(source):
+    """A binary file for a path, or the (rewound) plaintext of an encrypted file."""
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+        return contextlib.nullcontext(source)
+    return open(source, "rb")
+
+
+def _plain(path):
+    from .config import _readable
+    return _readable(path)
+
+
+def read_header(path, source=None):
+    """The shard's JSON header (``source``: its plaintext, when already decrypted)."""
+    with _opened(_plain(path) if source is None else source) as f:
         head = f.read(8)
         if len(head) < 8:
             raise RuntimeError(f"Invalid MindRecord file {path}: it is too short for a header.")
@@ -329,7 +346,8 @@ def shard_paths(path):
 def read_rows(path):
     """Every row of one shard, in row order: dicts from field to a Python / NumPy value
     (arrays flat; the caller shapes them)."""
-    header = read_header(path)
+    source = _plain(path)
+    header = read_header(path, source)
     schema = header["schema"][0]["schema"]
     names = header["schema"][0]["blob_fields"]
     page_size, header_size = header["page_size"], header["header_size"]
@@ -338,7 +356,12 @@ def read_rows(path):
     db_path = path + ".db"
     if not os.path.isfile(db_path):
         raise RuntimeError(f"Invalid MindRecord file {path}: its index {db_path} is missing.")
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    db_source = _plain(db_path)
+    if isinstance(db_source, io.BytesIO):
+        db = sqlite3.connect(":memory:")
+        db.deserialize(db_source.getvalue())
+    else:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         index = db.execute("SELECT PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, "
                            "PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END FROM INDEXES "
@@ -347,7 +370,7 @@ def read_rows(path):
         raise RuntimeError(f"Invalid MindRecord index {db_path}: {exc}") from None
     finally:
         db.close()
-    with open(path, "rb") as f:
+    with _opened(source) as f:
         data = f.read()
     rows = []
     for raw_page, r0, r1, blob_page, b0, b1 in index:

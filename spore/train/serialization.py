@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import _crypto
 from .. import _dtype as D
 from .._parameter import Parameter
 from ..nn.cell import Cell
@@ -59,12 +60,17 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         append_dict (dict): extra entries: int (saved as Int64), float (Float32),
             bool, str (a string entry) or Tensor.
         choice_func (Callable[[str], bool]): keep only the parameters it accepts.
-        crc_check (bool): append a CRC32 of the content, checked by ``load_checkpoint``.
+        enc_key (bytes): encrypt the ``.ckpt`` file with this key (16, 24 or 32 bytes; 16
+            for SM4), in MindSpore's layout (needs the ``crypto`` extra).
+        enc_mode (str): ``"AES-GCM"``, ``"AES-CBC"`` or ``"SM4-CBC"``.
+        crc_check (bool): append a CRC32 of the content, checked by ``load_checkpoint``
+            (not with ``enc_key``: MindSpore documents the two as mutually exclusive).
         format (str): ``"ckpt"`` or ``"safetensors"``.
 
     Raises:
         TypeError: ``save_obj``, a name or an ``append_dict`` value has the wrong type.
-        ValueError: an unknown ``format`` or an option the format does not support.
+        ValueError: an unknown ``format``, an option the format does not support, or a
+            bad key length or mode.
 
     Examples:
         >>> import spore as ms
@@ -77,14 +83,14 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     _check_type("save_checkpoint", "integrated_save", integrated_save, bool)
     async_save = _check_async_save(async_save)
     append_dict = _check_append_dict(append_dict)
-    _check_save_options(enc_key, enc_mode, crc_check, format)
+    cipher = _check_save_options(enc_key, enc_mode, crc_check, format)
     records = _collect(save_obj, choice_func)
     records.update(_append_records(append_dict))
     if async_save:
         records = {k: v if isinstance(v, str) else v.copy() for k, v in records.items()}
-        _async_writer.submit(path, records, crc_check, format)
+        _async_writer.submit(path, records, crc_check, format, cipher)
     else:
-        _write_records(path, records, crc_check, format)
+        _write_records(path, records, crc_check, format, cipher)
 
 
 def _writes_here(path):
@@ -150,24 +156,31 @@ def _check_append_dict(append_dict):
 
 
 def _check_save_options(enc_key, enc_mode, crc_check, format):
+    """The ``(key, mode)`` to encrypt with, or None."""
     _check_type("save_checkpoint", "enc_key", enc_key, (type(None), bytes))
     _check_type("save_checkpoint", "enc_mode", enc_mode, str)
     _check_type("save_checkpoint", "crc_check", crc_check, bool)
-    _check_encryption("save_checkpoint", "enc", format, enc_key, enc_mode)
+    cipher = _check_encryption("save_checkpoint", "enc", format, enc_key, enc_mode)
+    if cipher and crc_check:
+        # MindSpore appends the CRC after the cipher segments, a file it cannot read back
+        raise ValueError("For 'save_checkpoint', the 'enc_key' and 'crc_check' parameters are "
+                         "mutually exclusive and cannot be configured simultaneously.")
+    return cipher
 
 
 def _check_encryption(api, prefix, format, key, mode):
-    """``{prefix}_key`` / ``{prefix}_mode`` left at their defaults: safetensors has no
-    encryption, and Spore implements none for .ckpt files."""
+    """The ``(key, mode)`` of ``{prefix}_key`` / ``{prefix}_mode``, or None without a key;
+    safetensors has no encryption, so both must keep their defaults there."""
     if format == "safetensors" and (key is not None or mode != "AES-GCM"):
         name, default, got = ((f"{prefix}_key", None, key) if key is not None
                               else (f"{prefix}_mode", "AES-GCM", mode))
         raise ValueError(f"For '{api}', when format is 'safetensors', the parameter "
                          f"'{name}' must be set to default value '{default}', but got "
                          f"'{got}'.")
-    if key is not None:
-        raise NotImplementedError(f"For '{api}', Spore does not implement encrypted "
-                                  f"checkpoints ('{prefix}_key').")
+    if key is None:
+        return None
+    _crypto.check_key(api, key, mode)
+    return key, mode
 
 
 # ------------------------------------------------------------------ save_obj -> records
@@ -230,9 +243,14 @@ def _append_records(append_dict):
 
 
 # ------------------------------------------------------------------ records -> file
-def _write_records(path, records, crc_check, format):
+def _write_records(path, records, crc_check, format, cipher=None):
     try:
-        if format == "ckpt":
+        if format == "ckpt" and cipher:
+            plain = io.BytesIO()
+            _write_ckpt(plain, records, crc_check)
+            data = _crypto.encrypt(plain.getvalue(), *cipher)
+            _write_atomic(path, lambda f: f.write(data))
+        elif format == "ckpt":
             _write_atomic(path, lambda f: _write_ckpt(f, records, crc_check))
         else:
             data = _safetensors_bytes(records, crc_check)
@@ -442,6 +460,9 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         specify_prefix (Union[str, list, tuple]): keep only names starting with these.
         choice_func (Callable[[str], bool]): keep the names it accepts (used when neither
             prefix argument is given).
+        dec_key (bytes): decrypt a file ``save_checkpoint`` (or MindSpore) encrypted with
+            this key (needs the ``crypto`` extra).
+        dec_mode (str): ``"AES-GCM"``, ``"AES-CBC"`` or ``"SM4-CBC"``, as it was written.
         crc_check (bool): verify the CRC trailer written by ``crc_check=True``; the only
             check that detects a ``.ckpt`` file cut exactly between two entries (which is
             a valid shorter file) or changed tensor bytes.
@@ -450,7 +471,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     Raises:
         ValueError: the file is missing, empty, truncated, corrupt or crafted (the
             message names the file, the parameter and the problem), its CRC does not
-            match, or nothing is left after filtering.
+            match, or nothing is left after filtering; the key or mode does not decrypt
+            it.
     """
     specify_prefix = _check_prefix(specify_prefix)
     filter_prefix = _check_prefix(filter_prefix)
@@ -458,11 +480,13 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
                                ("dec_mode", dec_mode, str), ("crc_check", crc_check, bool),
                                ("remove_redundancy", remove_redundancy, bool)):
         _check_type("load_checkpoint", name, value, types)
-    _check_encryption("load_checkpoint", "dec", format, dec_key, dec_mode)
+    cipher = _check_encryption("load_checkpoint", "dec", format, dec_key, dec_mode)
     source = _check_file(ckpt_file_name, format)
     keep = _name_filter(specify_prefix, filter_prefix, choice_func)
-    read = _read_ckpt if format == "ckpt" else _read_safetensors
-    records = read(source, crc_check)
+    if format == "ckpt":
+        records = _read_ckpt(source, crc_check, cipher)
+    else:
+        records = _read_safetensors(source, crc_check)
     parameter_dict = {name: _to_parameter(name, value)
                       for name, value in records.items() if keep(name)}
     if not parameter_dict:
@@ -577,22 +601,36 @@ def _to_parameter(name, value):
 
 
 # ------------------------------------------------------------------ .ckpt reading
-def _read_ckpt(path, crc_check):
+def _read_ckpt(path, crc_check, cipher=None):
     """``{tag: ndarray | str}``; consecutive entries with the same tag are one parameter."""
     with open(path, "rb") as f:
         content = f.read()
+    if cipher:
+        content = _decrypt_ckpt(path, content, cipher)
     content = _strip_crc(path, content, crc_check)
     try:
         entries = proto.decode(content)
     except proto.DecodeError as e:
+        hint = (" It is encrypted: pass the 'dec_key' and 'dec_mode' it was saved with."
+                if not cipher and _crypto.is_encrypted(content) else "")
         raise ValueError(f"Failed to read the checkpoint file {path}. The file may be corrupted, "
-                         f"and the content cannot be parsed: {e}.") from None
+                         f"and the content cannot be parsed: {e}.{hint}") from None
     records = {}
     for group in _group_slices(entries):
         first = group[0]
         data = first.content if len(group) == 1 else b"".join(e.content for e in group)
         records[first.tag] = _entry_value(path, first, data)
     return records
+
+
+def _decrypt_ckpt(path, content, cipher):
+    try:
+        return _crypto.decrypt(content, *cipher)
+    except _crypto.CipherError as e:
+        what = ("The file may be encrypted or tempered with, please pass in the correct "
+                "'dec_key' or check the file integrity" if _crypto.is_encrypted(content) else
+                "It is not an encrypted checkpoint file")
+        raise ValueError(f"Failed to read the checkpoint file {path}. {what} ({e})") from None
 
 
 def _strip_crc(path, content, crc_check):

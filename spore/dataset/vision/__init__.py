@@ -50,6 +50,8 @@ from .bbox import (BoundingBoxAugment as BoundingBoxAugment,
                    RandomResizeWithBBox as RandomResizeWithBBox,
                    RandomVerticalFlipWithBBox as RandomVerticalFlipWithBBox,
                    ResizeWithBBox as ResizeWithBBox)
+from .video import (DecodeVideo as DecodeVideo, VideoDecoder as VideoDecoder,
+                    read_video as read_video, read_video_timestamps as read_video_timestamps)
 from ..transforms.transforms import not_random as not_random
 
 
