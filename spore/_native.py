@@ -201,7 +201,7 @@ def compile_here(dtype):
     """Compile every declared loop for ``dtype`` in this process (the child's entry)."""
     import numpy as np
     from ._prims.nn import _loops  # noqa: F401  (defines the loops)
-    from ._prims import vecmath  # noqa: F401
+    from ._prims import vecmath, optim_prims  # noqa: F401
     from .nn.optim import _updates  # noqa: F401
     for loop in _LOOPS:
         loop.compile_for(np.dtype(dtype))

@@ -8,12 +8,16 @@ primitives (grad of grad).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ... import _native
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .. import math as M
 from ..reduce import sum_p
+from ..._native import jit
 from ..vecmath import exp_into, rows_kernel, softmax_grad_rows, softmax_rows
 from ._common import check_float, compute_dtype
 from ._tiles import map_rows
@@ -173,12 +177,87 @@ def _log_softmax_grad_block(xp, y, g, out, axis):
     xp.subtract(g, out, out=out)
 
 
+# NOTE: [Log-softmax rows]
+# LogSoftmax and its gradient on float32 rows (the last axis) as one compiled loop per
+# row, its passes in L1 (the NumPy rows make five ufunc passes over a tile), for NumPy
+# float32 inputs of vecmath.MIN_FAST elements or more with Numba on (the same test as
+# softmax's rows, so PyNative and O0 take the same path and give the same bits).
+# ``log_softmax_rows``: the row max ``m``; ``d = x - m`` exact in float64; the sum of
+# e^d over the entries below the max, plus one for each further entry equal to it, is
+# ``s - 1`` without rounding the 1 in, so ``log(s) = log1p(s - 1)`` keeps its relative
+# precision when one entry dominates; the output ``d - log(s)`` is a sum of two
+# non-positive float64 terms (no cancellation), rounded once to float32. With the
+# float64 exp's relative error (< 3e-10, spore/_jit/approx.py) that is within 1 ulp of
+# the exact log-softmax of the float32 input; stated and tested: 2 ulp. A row holding
+# NaN or +inf is NaN, as the NumPy rows give. ``log_softmax_grad_rows``: ``g - e^y *
+# sum(g)`` with the sum and the product in float64, rounded once: within 2 ulp of the
+# exact formula plus the float64 exp's 3e-10 of ``|e^y * sum(g)|``, which shows only
+# where the two terms cancel. "reassoc" lets the sums vectorise; the order is fixed by
+# the compiled loop, so row tiles on the pool give the bits of one call.
+exp64 = None            # approx.exp64, bound before the first compilation
+
+
+def _bind_exp64():
+    global exp64
+    exp64 = _native.approximations().exp64
+
+
+_F32_ROWS = dict(signature="float32[:, ::1], float32[:, ::1]", nogil=True,
+                 dtypes=(np.dtype(np.float32),), setup=_bind_exp64, fastmath={"reassoc"})
+
+
+@jit(**_F32_ROWS)
+def log_softmax_rows(x, out):
+    """out = log_softmax(x) along the last axis of C-contiguous float32 (rows, n) arrays."""
+    n = x.shape[1]
+    for r in range(x.shape[0]):
+        xr = x[r]
+        o = out[r]
+        m = np.float64(xr[0])
+        for k in range(1, n):
+            v = np.float64(xr[k])
+            m = v if v > m else m
+        if m == np.inf:
+            for k in range(n):
+                o[k] = np.float32(np.nan)
+            continue
+        below = 0.0                                   # the sum of e^d over d < 0
+        ties = 0                                      # entries equal to the max
+        for k in range(n):
+            d = np.float64(xr[k]) - m                 # <= 0, exact; NaN stays NaN
+            e = exp64(-700.0 if d < -700.0 else d)
+            top = d == 0.0
+            below += 0.0 if top else e
+            ties += 1 if top else 0
+        ls = math.log1p(below + (ties - 1))           # log(s), s - 1 never rounded
+        for k in range(n):
+            o[k] = np.float32((np.float64(xr[k]) - m) - ls)
+
+
+@jit(**dict(_F32_ROWS, signature="float32[:, ::1], float32[:, ::1], float32[:, ::1]"))
+def log_softmax_grad_rows(y, g, out):
+    """out = g - exp(y) * sum(g) along the last axis (log-softmax's gradient)."""
+    n = y.shape[1]
+    for r in range(y.shape[0]):
+        yr = y[r]
+        gr = g[r]
+        o = out[r]
+        s = 0.0
+        for k in range(n):
+            s += np.float64(gr[k])
+        for k in range(n):
+            t = np.float64(yr[k])
+            t = 700.0 if t > 700.0 else (-700.0 if t < -700.0 else t)
+            o[k] = np.float32(np.float64(gr[k]) - exp64(t) * s)
+
+
 softmax_p = _primitive("Softmax", _softmax_rows, _softmax_block, 1, softmax_rows)
-log_softmax_p = _primitive("LogSoftmax", _log_softmax_rows, _log_softmax_block, 1)
+log_softmax_p = _primitive("LogSoftmax", _log_softmax_rows, _log_softmax_block, 1,
+                           log_softmax_rows)
 softmax_grad_p = _primitive("SoftmaxGrad", _softmax_grad_rows, _softmax_grad_block, 2,
                            softmax_grad_rows)
 log_softmax_grad_p = _primitive("LogSoftmaxGrad", _log_softmax_grad_rows,
-                                _log_softmax_grad_block, 2)
+                                _log_softmax_grad_block, 2, log_softmax_grad_rows)
 
 
 # ----------------------------------------------------------------- gradient rules

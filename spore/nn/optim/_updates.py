@@ -29,10 +29,12 @@ from ... import _dtype as D
 from ..._core import backend as B
 from ..._core import primitive as P
 from ..._core.aval import ShapedArray
-from ..._core import threads
 from ..._native import jit
 from ..._prims import vecmath
+from ..._prims.optim_prims import fused_update, loop_applies
 from ..._prims.nn._common import validated
+
+_F32 = np.dtype(np.float32)
 
 __all__ = ["apply_momentum_p", "sgd_p", "adam_p", "apply_rms_prop_p", "apply_centered_rms_prop_p"]
 
@@ -185,21 +187,12 @@ def _f32_scalar(a):
 def _adam_fused(var, m, v, grad, c1, c2, eps, lr_t):
     """Run ``adam_loop`` (NOTE: [Adam in one pass]) and return True where it applies."""
     arrays = (var, m, v, grad)
-    if var.size < vecmath.MIN_FAST or not all(
-            type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
-            and a.shape == var.shape for a in arrays):
+    if var.size < vecmath.MIN_FAST:
         return False
     scalars = [_f32_scalar(c) for c in (c1, c2, eps, lr_t)]
-    if any(c is None for c in scalars) or not var.flags.writeable or not vecmath.usable():
+    if any(c is None for c in scalars) or not loop_applies(arrays, _F32, vecmath.MIN_FAST):
         return False
-    flat = [a.reshape(-1) for a in arrays]
-    n = var.size
-    ranges = threads.chunks(n, vecmath.CHUNK, 8) if n >= vecmath.MIN_SPLIT else [(0, n)]
-
-    def body(i):
-        lo, hi = ranges[i]
-        adam_loop(*[a[lo:hi] for a in flat], *scalars)
-    threads.for_each(body, len(ranges))
+    fused_update(adam_loop, arrays, scalars, vecmath.MIN_SPLIT, vecmath.CHUNK)
     return True
 
 

@@ -7,6 +7,7 @@ from ..._dtype import float32
 from ..._parameter import Parameter
 from ..._tensor import Tensor
 from ._checks import check_open_unit_interval, check_positive_float, check_type
+from ..._prims.optim_prims import adam_weight_decay_p
 from ._updates import adam_p
 from .optimizer import Optimizer
 
@@ -114,6 +115,10 @@ class AdamWeightDecay(Optimizer):
         beta1, beta2 (float): in (0, 1). Defaults: ``0.9``, ``0.999``.
         eps (float): > 0. Default: ``1e-6``.
 
+    Each step is one ``AdamWeightDecay`` primitive per parameter, as in MindSpore (decay
+    0.0 where it does not apply), with MindSpore's CPU rounding (NOTE: [AdamWeightDecay
+    in one pass] in spore/_prims/optim_prims.py).
+
     State: ``adam_m.<name>``, ``adam_v.<name>``.
     """
 
@@ -137,14 +142,10 @@ class AdamWeightDecay(Optimizer):
         for param, m, v, grad, lr, wd, flag in zip(self.parameters, self.moments1,
                                                    self.moments2, gradients, lrs, decays,
                                                    self.decay_flags):
-            next_m = self.beta1 * m + (1.0 - self.beta1) * grad
-            next_v = self.beta2 * v + (1.0 - self.beta2) * ops.square(grad)
-            update = next_m / (self.eps + ops.sqrt(next_v))
-            if flag:
-                update = wd * param + update
-            ops.assign(param, param - lr * update)
-            ops.assign(m, next_m)
-            ops.assign(v, next_v)
+            if grad.dtype != param.dtype:
+                grad = ops.cast(grad, param.dtype)
+            adam_weight_decay_p(param, m, v, lr, self.beta1, self.beta2, self.eps,
+                                wd if flag else 0.0, grad)
         return (True,) * len(gradients)
 
 
