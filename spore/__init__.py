@@ -129,6 +129,7 @@ from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, cal
 from . import experimental as experimental      # noqa: E402
 from . import mint as mint                        # noqa: E402
 from . import rewrite as rewrite                  # noqa: E402
+from . import boost as boost                      # noqa: E402
 from .rewrite import (SymbolTree as SymbolTree, Node as Node, NodeType as NodeType,  # noqa: E402
                       ScopedValue as ScopedValue)
 from . import log as log                          # noqa: E402
