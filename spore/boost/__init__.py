@@ -3,10 +3,10 @@ less-BN heads, gradient freezing, gradient accumulation, grouped optimizers
 (see docs/boost.md)."""
 from .base import OptimizerProcess, ParameterProcess
 from .boost import AutoBoost
-from .cell_wrapper import BoostTrainOneStepCell, BoostTrainOneStepWithLossScaleCell
+from .boost_cell_wrapper import BoostTrainOneStepCell, BoostTrainOneStepWithLossScaleCell
 from .grad_accumulation import GradientAccumulation
 from .grad_freeze import FreezeOpt, GradientFreeze, freeze_cell
-from .less_bn import LessBN
+from .less_batch_normalization import LessBN
 
 __all__ = ["AutoBoost", "OptimizerProcess", "ParameterProcess", "BoostTrainOneStepCell",
            "BoostTrainOneStepWithLossScaleCell", "LessBN", "GradientFreeze", "FreezeOpt",

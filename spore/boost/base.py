@@ -8,7 +8,7 @@ import copy
 from .. import log as logger
 from .._parameter import Parameter
 from ..nn import Conv2d, Optimizer
-from .less_bn import CommonHeadLastFN
+from .less_batch_normalization import CommonHeadLastFN
 
 
 def _rebuild_args(opt):

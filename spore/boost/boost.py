@@ -7,7 +7,7 @@ import threading
 
 from .base import OptimizerProcess, ParameterProcess
 from .grad_freeze import GradientFreeze
-from .less_bn import LessBN
+from .less_batch_normalization import LessBN
 
 _boost_config_mode = ["auto", "manual", "enable_all", "disable_all"]
 

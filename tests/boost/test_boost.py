@@ -8,7 +8,7 @@ from spore import nn
 from spore.boost import (AutoBoost, BoostTrainOneStepCell, BoostTrainOneStepWithLossScaleCell,
                          FreezeOpt, GradientAccumulation, GradientFreeze, LessBN,
                          OptimizerProcess, ParameterProcess)
-from spore.boost.less_bn import CommonHeadLastFN
+from spore.boost.less_batch_normalization import CommonHeadLastFN
 
 
 @pytest.fixture(autouse=True)

@@ -335,3 +335,39 @@ def test_tabulate_unique_name_and_saving(tmp_path, capsys):
     tree.save_network_to_file()
     assert "class ConvNetOpt(ConvNet)" in (tmp_path / "net.py").read_text()
     assert ms.SymbolTree is SymbolTree and ms.Node is Node and ms.rewrite.NodeType is NodeType
+
+
+class _Base(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3)
+
+    def construct(self, x):
+        return self.fc(x)
+
+
+class _Child(_Base):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.ReLU(), nn.Tanh()])
+
+    def construct(self, x, *args, scale=1.0, **kw):
+        y = super().construct(x)
+        y = self.layers[0](y)
+        y += 1
+        z = y * 2 if self.training else y
+        return z * scale, len(args), kw.get("q", 0)
+
+
+def test_statements_kept_as_python_still_run_the_same():
+    net = _Child()
+    tree = SymbolTree.create(net)
+    names = _names(tree)
+    assert names[:4] == ["input_x", "input_args", "input_scale", "input_kw"]
+    assert {"Assign", "AugAssign"} <= set(names)
+    assert "super(_rewrite_owner, self).construct(x)" in tree.get_code()
+    new = tree.get_network()
+    x = _x(2, 3)
+    got, want = new(x, 1, 2, scale=3.0, q=5), net(x, 1, 2, scale=3.0, q=5)
+    np.testing.assert_allclose(got[0].asnumpy(), want[0].asnumpy(), rtol=1e-6)
+    assert got[1:] == want[1:] == (2, 5)
