@@ -345,13 +345,23 @@ class _Impl:
         return [t.value for t in node._targets if t.type == ValueType.NamingValue
                 and not t.scope]
 
+    def scope_of(self, node):
+        """The nodes data flow is followed through for ``node``: those of its own block (the
+        inputs and the body for a top-level node). As in MindSpore, a control-flow block is
+        a scope of its own: nodes inside it are neither users nor providers of outer ones."""
+        block = self.block_of(node)
+        if block is self.inputs or block is self.body:
+            return self.inputs + self.body
+        return block
+
     def _provider(self, node, value):
-        """(node, target index) that last wrote the variable ``value`` before ``node``."""
+        """(node, target index) that last wrote the variable ``value`` before ``node`` in its
+        block."""
         if value.type != ValueType.NamingValue:
             return None
         name = value.scope or value.value
         found = None
-        for n in self.linear():
+        for n in self.scope_of(node):
             if n is node:
                 break
             writes = self._writes(n)
