@@ -6,7 +6,8 @@ variable (``return self.act(self.d(x))`` becomes ``d_var = self.d(x)``, ``act_va
 self.act(d_var)``, ``return act_var``). ``if``/``for``/``while`` become ControlFlow nodes
 holding the nodes of their blocks. What the parser does not model (subscripts, lambdas,
 conditional expressions, ``and``/``or``, which must keep their short-circuit) stays as
-written: as an ``UnsupportedValue`` argument, or as a ``Python`` node for a statement.
+written: as an ``UnsupportedValue`` argument, or as a ``Python`` node for a statement. A
+subscript is pulled out as written into a ``subscript_var`` node.
 """
 from __future__ import annotations
 
@@ -180,6 +181,12 @@ class Parser:
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
             return self.math(expr, "compare_" + _OP_NAMES[type(expr.ops[0])], targets,
                              [expr.left, expr.comparators[0]], pre)
+        if isinstance(expr, ast.Subscript):         # kept as written, in a node of its own
+            return Node(NodeType.CallMethod, "subscript_var", targets, [_unsupported(expr)],
+                        stmt="expr")
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and targets:
+            return Node(NodeType.CallMethod, "attribute_assign", targets,
+                        [self.value(expr, None)], stmt="expr")
         return None
 
     def math(self, expr, name, targets, operands, pre):
@@ -268,7 +275,7 @@ class Parser:
         if pre is not None:
             if isinstance(expr, ast.Tuple) and all(_pullable(e) for e in expr.elts):
                 return self.pulled_out(expr, "tuple", pre)
-            if isinstance(expr, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare)):
+            if isinstance(expr, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)):
                 return self.pulled_out(expr, None, pre)
         return _unsupported(expr)
 
@@ -291,12 +298,15 @@ class Parser:
 
 def _pullable(expr):
     """A tuple element the parser turns into a variable or a constant."""
-    return isinstance(expr, (ast.Name, ast.Constant, ast.Call, ast.BinOp, ast.UnaryOp)) or (
+    return isinstance(expr, (ast.Name, ast.Constant, ast.Call, ast.BinOp, ast.UnaryOp,
+                             ast.Subscript)) or (
         isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)) or (
         isinstance(expr, ast.Compare) and len(expr.ops) == 1)
 
 
 def _var_stem(node):
+    if node._stmt == "expr":
+        return "subscript"
     name = node.get_name()
     if node.get_node_type() == NodeType.MathOps:
         op = name.split("_", 1)[1]

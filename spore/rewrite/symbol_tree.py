@@ -321,27 +321,18 @@ class _Impl:
         return self._unique(name, self._var_names)
 
     # ------------------------------------------------------------------ data flow
-    def _reads(self, node):
-        """Local names a node reads (for its inputs and users)."""
-        if node._type == NodeType.Python:
-            return [n.id for n in ast.walk(node._stmt)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    @staticmethod
+    def _reads(node):
+        """Local names a node's arguments name (for its inputs and users). As in MindSpore,
+        names inside an expression kept as written, or in a Python node, are not followed."""
         names = []
         for v in list(node._args) + list(node._kwargs.values()):
-            if v.type == ValueType.NamingValue:
-                names.append(v.scope or v.value)
-            elif v.type == ValueType.UnsupportedValue:
-                names += [n.id for n in ast.walk(v.value) if isinstance(n, ast.Name)]
-        if node._func is not None and node._type == NodeType.CallMethod and node._func.scope:
-            names.append(node._func.scope)
+            if v.type == ValueType.NamingValue and not v.scope:
+                names.append(v.value)
         return names
 
-    def _writes(self, node):
-        if node._type == NodeType.Python:
-            return [n.id for n in ast.walk(node._stmt)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-        if node._type == NodeType.ControlFlow and isinstance(node._stmt, ast.For):
-            return [n.id for n in ast.walk(node._stmt.target) if isinstance(n, ast.Name)]
+    @staticmethod
+    def _writes(node):
         return [t.value for t in node._targets if t.type == ValueType.NamingValue
                 and not t.scope]
 
@@ -357,9 +348,9 @@ class _Impl:
     def _provider(self, node, value):
         """(node, target index) that last wrote the variable ``value`` before ``node`` in its
         block."""
-        if value.type != ValueType.NamingValue:
+        if value.type != ValueType.NamingValue or value.scope:
             return None
-        name = value.scope or value.value
+        name = value.value
         found = None
         for n in self.scope_of(node):
             if n is node:
@@ -467,6 +458,8 @@ class _Impl:
                 value.left, value.comparators = args[0], [args[1]]
         elif node._stmt == "tuple":
             value = ast.Tuple([self.expr(a) for a in node._args], ast.Load())
+        elif node._stmt == "expr":
+            value = self.expr(node._args[0])
         else:
             value = ast.Call(self.callee(node), [self.expr(a) for a in node._args],
                              [ast.keyword(k, self.expr(v)) for k, v in node._kwargs.items()])

@@ -36,7 +36,9 @@ class Net(nn.Cell):
         for _ in range(2):
             z = z + x
         a = -z
-        return self.fc2(a), z
+        s = a[0]
+        w = x.shape
+        return self.fc2(a), s
 
 
 tree = rw.SymbolTree.create(Net())

@@ -371,3 +371,38 @@ def test_statements_kept_as_python_still_run_the_same():
     got, want = new(x, 1, 2, scale=3.0, q=5), net(x, 1, 2, scale=3.0, q=5)
     np.testing.assert_allclose(got[0].asnumpy(), want[0].asnumpy(), rtol=1e-6)
     assert got[1:] == want[1:] == (2, 5)
+
+
+def test_subscripts_become_nodes_and_data_flow_stays_in_its_block():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(2, 2)
+
+        def construct(self, x):
+            y = self.fc(x[:, :2])
+            if x.shape[0] > 1:
+                y = y + 1
+            w = x.shape
+            return y * w[0]
+
+    net = Net()
+    tree = SymbolTree.create(net)
+    rows = [(n.get_name(), n.get_node_type().name, [str(t) for t in n.get_targets()])
+            for n in tree.nodes()]
+    assert rows == [("input_x", "Input", ["x"]),
+                    ("subscript_var", "CallMethod", ["subscript_var"]),
+                    ("fc", "CallCell", ["y"]),
+                    ("subscript_var_1", "CallMethod", ["subscript_var_1"]),
+                    ("compare_gt", "MathOps", ["compare_var"]),
+                    ("if_node", "ControlFlow", []),
+                    ("attribute_assign", "CallMethod", ["w"]),
+                    ("subscript_var_2", "CallMethod", ["subscript_var_2"]),
+                    ("binop_mult", "MathOps", ["mult_var"]),
+                    ("return", "Output", [])]
+    assert "subscript_var = x[:, :2]" in tree.get_code()
+    fc = tree.get_node("fc")
+    assert [n.get_name() for n in fc.get_users()] == ["binop_mult"]   # not the `if` body's
+    assert tree.get_node("input_x").get_users() == []                  # x only in subscripts
+    x = _x(3, 4)
+    np.testing.assert_allclose(tree.get_network()(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
