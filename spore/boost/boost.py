@@ -94,8 +94,9 @@ class AutoBoost:
         """``(network, optimizer)`` with the enabled boosts applied."""
         if self.boost_config.get("dim_reduce"):
             raise NotImplementedError(
-                "mindspore.boost's dim_reduce (DimReduce) is not implemented in Spore: it is a "
-                "distributed second-order method over PCA matrices computed from checkpoints.")
+                "AutoBoost's dim_reduce (PCA matrices computed from the checkpoints in "
+                "weight_load_dir, spread over ranks) is not implemented in Spore; build the "
+                "step with spore.boost.DimReduce and your own PCA matrix instead.")
         if self.boost_config.get("less_bn"):
             network = LessBN(network, fn_flag=self._fn_flag)
             process = OptimizerProcess(optimizer)

@@ -51,7 +51,9 @@ class BoostTrainOneStepCell(TrainOneStepCell):
                                                         init="zeros")
         self.enable_dim_reduce = self.check_dim_reduce_enable()
         if self.enable_dim_reduce:
-            raise NotImplementedError("mindspore.boost's DimReduce is not implemented in Spore.")
+            raise NotImplementedError("BoostTrainOneStepCell's dim_reduce step (PCA matrices "
+                                      "from AutoBoost's checkpoints) is not implemented in "
+                                      "Spore; call spore.boost.DimReduce directly.")
         self.freeze_nets = None
         self.step = Parameter(Tensor(0, dtype=int32), name="step")
         if self.freeze:

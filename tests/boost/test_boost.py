@@ -334,3 +334,38 @@ def test_loss_scale_step_accumulates_when_configured():
     np.testing.assert_array_equal(before, net.weight.asnumpy())
     step(x, y)
     assert not (before == net.weight.asnumpy()).all()
+
+
+def test_dim_reduce_step_matches_its_formulas():
+    from spore.boost import DimReduce
+    rng = np.random.default_rng(0)
+    x = rng.random((8, 3)).astype(np.float32)
+    t = rng.random((8, 1)).astype(np.float32)
+    net = nn.Dense(3, 1, has_bias=False)
+    w0 = net.weight.asnumpy().copy()                     # (1, 3)
+    loss_net = nn.WithLossCell(net, nn.MSELoss())
+    weights = ms.ParameterTuple(net.trainable_params())
+    clone = weights.clone(prefix="weights_clone", init="same")
+    pca = np.linalg.qr(rng.random((3, 2)))[0].T.astype(np.float32)      # (2, 3) orthonormal
+    dim = DimReduce(loss_net, nn.SGD(weights, 1.0), weights, pca, 2, 0.55, 0.9, 0.001, 0.4,
+                    0, 1)
+    xt, tt = ms.Tensor(x), ms.Tensor(t)
+    loss, grads = ms.value_and_grad(loss_net, None, weights)(xt, tt)
+    dim(loss, grads, ms.Tensor(np.float32(1.0)), weights, clone, xt, tt)
+
+    def f(w):
+        return float(np.mean((x @ w.reshape(3, 1) - t) ** 2))
+
+    g = grads[0].asnumpy().reshape(3, 1)
+    gk = pca @ g
+    dk = -gk                                              # B starts as the identity
+    dn = (pca.T @ dk).reshape(1, 3)
+    rho = next((r for r in (1.0, 0.55) if f(w0 + r * dn) < f(w0) + 0.4 * r * (gk.T @ dk).item()),
+               0.0)
+    m = g.reshape(1, 3) - (pca.T @ gk).reshape(1, 3)
+    expect = w0 - (0.001 * m - rho * dn)
+    np.testing.assert_allclose(net.weight.asnumpy(), expect, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(clone[0].asnumpy(), expect, rtol=1e-4, atol=1e-6)
+    assert bool(dim.gk_last_init.asnumpy())
+    with pytest.raises(NotImplementedError, match="rank_size > 1"):
+        DimReduce(loss_net, nn.SGD(weights, 1.0), weights, pca, 2, 0.55, 0.9, 0.001, 0.4, 0, 2)
