@@ -128,6 +128,10 @@ from . import communication as communication      # noqa: E402
 from .train import *  # noqa: E402,F401,F403  (ms.Model, ms.save_checkpoint, callbacks, metrics)
 from . import experimental as experimental      # noqa: E402
 from . import mint as mint                        # noqa: E402
+from . import rewrite as rewrite                  # noqa: E402
+from . import boost as boost                      # noqa: E402
+from .rewrite import (SymbolTree as SymbolTree, Node as Node, NodeType as NodeType,  # noqa: E402
+                      ScopedValue as ScopedValue)
 from . import log as log                          # noqa: E402
 from . import version as version                  # noqa: E402
 from .log import get_level as get_level, get_log_config as get_log_config  # noqa: E402

@@ -22,6 +22,10 @@ REASONS = {
     "minddata_plugin": "loads a shared library compiled against MindData's C++ plugin interface "
                       "(its tensor-row and status types); Spore's data pipeline is Python and "
                       "has no such interface: give map a Python callable instead",
+    "compiler": "plugs into MindSpore's C++ graph compiler (`mindspore.graph`: custom passes "
+                "and backends loaded from .so plugins, per-primitive infer and wrapper "
+                "registries on its graph IR); Spore's graph mode traces Python code and has "
+                "no compiler plugin interface",
     "cloud": "reads MindRecord files from cloud object storage (OBS, Minio, S3) through "
              "Huawei's storage client, which Spore does not bundle; download the files and "
              "use MindDataset",
@@ -59,6 +63,7 @@ ABSENT = {
             transform_checkpoint_by_rank transform_checkpoints rank_list_for_transform
             TFTCommValue RSCPluginHandle dryrun parameter_broadcast load_segmented_checkpoints
             unified_safetensors""",
+        compiler="graph",
         internal="""arg_dtype_cast arg_handler get_obj_module_and_name_info
             is_invalid_or_jit_forbidden_method is_jit_forbidden_module default_config
             comm_exec_order_check runtime_execution_order_check MsDispatchMode constexpr"""),

@@ -384,19 +384,22 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
         loss_fn (Cell): the loss; computed in float32. Default: ``None``.
         level (str): ``"O0"`` (float32), ``"O1"`` (white list in float16), ``"O2"`` (float16
             except BatchNorm/LayerNorm, dynamic loss scaling), ``"O3"`` (all float16).
-        boost_level (str): accepted for compatibility (``"O0"``, ``"O1"``, ``"O2"``).
+        boost_level (str): ``"O0"``; ``"O1"`` / ``"O2"`` build the step with
+            :class:`spore.boost.BoostTrainOneStepCell` (or its loss-scale variant).
         kwargs: ``cast_model_type`` (float16/float32), ``keep_batchnorm_fp32`` (bool) and
             ``loss_scale_manager`` (a :class:`LossScaleManager` or None) override the level.
 
     Returns:
         :class:`nn.TrainOneStepWithLossScaleCell` when the loss-scale manager has an update
         cell, else :class:`nn.TrainOneStepCell` (seeded with the manager's fixed scale),
-        in training mode.
+        in training mode (their ``spore.boost`` variants for boost levels O1/O2).
     """
-    if not isinstance(optimizer, (nn.Optimizer, nn.AdamW)):
-        raise TypeError("The type of 'optimizer' should be one of '['Optimizer', 'AdamW']', but "
-                        f"got type '{type(optimizer).__name__}'.")
+    from . import boost
+    if not isinstance(optimizer, (nn.Optimizer, nn.AdamW, boost.FreezeOpt)):
+        raise TypeError("The type of 'optimizer' should be one of '['Optimizer', 'AdamW', "
+                        f"'FreezeOpt']', but got type '{type(optimizer).__name__}'.")
     _check_level(level, boost_level)
+    enable_boost = boost_level in ("O1", "O2")
     _check_kwargs(kwargs)
     config = dict(_level_config(level), **kwargs)
     network = _apply_level(network, config, level)
@@ -408,9 +411,11 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
         loss_scale = manager.get_loss_scale()
         update_cell = manager.get_update_cell()
         if update_cell is not None:
-            return nn.TrainOneStepWithLossScaleCell(network, optimizer,
-                                                    scale_sense=update_cell).set_train()
-    return nn.TrainOneStepCell(network, optimizer, loss_scale).set_train()
+            step = boost.BoostTrainOneStepWithLossScaleCell if enable_boost else \
+                nn.TrainOneStepWithLossScaleCell
+            return step(network, optimizer, scale_sense=update_cell).set_train()
+    step = boost.BoostTrainOneStepCell if enable_boost else nn.TrainOneStepCell
+    return step(network, optimizer, loss_scale).set_train()
 
 
 # ----------------------------------------------------------------- functional loss scalers

@@ -307,7 +307,29 @@ class Cell:
         return self
 
     def set_boost(self, boost_type):
+        """Mark this cell and its children for a ``mindspore.boost`` algorithm (only
+        ``"less_bn"`` exists)."""
+        if boost_type not in ("less_bn",):
+            raise ValueError("For 'set_boost', the argument 'boost_type' must be 'less_bn', "
+                             f"but got {boost_type}.")
+        return self.add_flags_recursive(less_bn=True)
+
+    def add_flags(self, **flags):
+        """Set ``flags`` as attributes of the cell and remember them (``get_flags``)."""
+        self.__dict__["_flags"].update(flags)
+        self.__dict__.update(flags)
         return self
+
+    def add_flags_recursive(self, **flags):
+        """``add_flags`` on this cell and every cell below it."""
+        self.add_flags(**flags)
+        for cell in self.cells():
+            cell.add_flags_recursive(**flags)
+        return self
+
+    def get_flags(self):
+        """The flags added with ``add_flags`` (or the ``flags`` argument)."""
+        return self.__dict__["_flags"]
 
     # ------------------------------------------------------------------ traversal
     def cells_and_names(self, cells=None, name_prefix=""):

@@ -50,7 +50,8 @@ class Model:
         eval_indexes (list): positions of (loss, logits, label) in the eval network's
             outputs.
         amp_level (str): mixed precision level passed to ``amp.build_train_network``.
-        boost_level (str): accepted for compatibility ("O0" only has an effect).
+        boost_level (str): "O0"; "O1"/"O2" apply ``spore.boost.AutoBoost`` (less-BN head,
+            gradient freezing; see docs/boost.md).
         kwargs: ``loss_scale_manager``, ``keep_batchnorm_fp32``.
 
     Examples:
@@ -84,6 +85,9 @@ class Model:
         self._amp_kwargs = {k: kwargs[k] for k in ("loss_scale_manager", "keep_batchnorm_fp32")
                             if k in kwargs}
         self._metrics = metrics
+        self._eval_network = eval_network
+        self._build_boost_network(kwargs)
+        eval_network = self._eval_network
         self._train_network = self._build_train_network()
         self._eval_network, self._eval_indexes = eval_network, None
         self._metric_fns = self._build_eval_network(metrics, eval_network, eval_indexes)
@@ -94,6 +98,28 @@ class Model:
         self.batch_num = -1
 
     # ------------------------------------------------------------------ building
+    def _build_boost_network(self, kwargs):
+        """Boost levels O1/O2 (``mindspore.boost.AutoBoost``) rebuild the network and the
+        optimizer (less-BN head, gradient-freezing groups) when there is an optimizer and
+        something to evaluate with, as MindSpore's Model does."""
+        from .. import boost
+        if "acc_level" in kwargs:
+            self._boost_level = kwargs["acc_level"]
+        processor = boost.AutoBoost(self._boost_level, kwargs.get("boost_config_dict", ""))
+        if processor.level not in ("O1", "O2"):
+            return
+        if self._optimizer is None:
+            logger.warning("In boost mode, the optimizer must be defined.")
+            return
+        if self._eval_network is None and self._metrics is None:
+            logger.warning("In boost mode, the eval_network and metrics cannot be undefined at "
+                           "the same time.")
+            return
+        self._network, self._optimizer = processor.network_auto_process_train(self._network,
+                                                                              self._optimizer)
+        if self._eval_network is not None:
+            self._eval_network = processor.network_auto_process_eval(self._eval_network)
+
     def _build_train_network(self):
         if self._loss_scale_manager is not None and self._optimizer is None:
             raise ValueError("The argument 'optimizer' can not be None when set "

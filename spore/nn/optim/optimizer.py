@@ -21,6 +21,8 @@ whose ``weight_decay`` is > 0.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import itertools
 from collections.abc import Iterable
 
@@ -41,6 +43,39 @@ __all__ = ["Optimizer"]
 _GROUP_KEYS = ["params", "lr", "weight_decay", "order_params", "grad_centralization"]
 
 
+def _record_init_args(opt, init, args, kw):
+    """Store ``init_params`` / ``init_learning_rate`` / ``init_args`` on ``opt`` (a
+    parameter generator is read into a list first, so the optimizer still gets them)."""
+    try:
+        bound = inspect.signature(init).bind(opt, *args, **kw)
+    except TypeError:
+        return args, kw                 # the call itself reports the bad arguments
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    arguments.pop(next(iter(arguments)))                       # self
+    for name, p in bound.signature.parameters.items():
+        if p.kind == p.VAR_KEYWORD:
+            arguments.update(arguments.pop(name, {}))
+        elif p.kind == p.VAR_POSITIONAL:
+            arguments.pop(name, None)
+    d = opt.__dict__
+    if "params" in arguments:
+        params = arguments.pop("params")
+        if not isinstance(params, (list, tuple, ParameterTuple)) and isinstance(params, Iterable):
+            params = bound.arguments["params"] = list(params)
+        d["init_params"] = {"params": params}
+    if "optimizer" in arguments:
+        inner = arguments.pop("optimizer")
+        d["init_params"] = {"params": getattr(inner, "init_params", {}).get("params")}
+    if "learning_rate" in arguments:
+        lr = arguments.pop("learning_rate")
+        if isinstance(lr, Tensor):
+            lr = lr.asnumpy().tolist()
+        d["init_learning_rate"] = None if isinstance(lr, Cell) else lr
+    d["init_args"] = arguments
+    return bound.args[1:], bound.kwargs
+
+
 class Optimizer(Cell):
     """Base class of optimizers: holds the parameters, learning rate, weight decay and
     step counter, and the gradient preprocessing every optimizer shares.
@@ -57,6 +92,23 @@ class Optimizer(Cell):
     Subclasses implement ``construct(gradients)`` with ``gradients`` a tuple in the
     order of ``self.parameters``.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        """Each optimizer records the arguments it was built with (``init_params``,
+        ``init_learning_rate``, ``init_args``), as MindSpore's ``opt_init_args_register``
+        does: ``mindspore.boost`` rebuilds optimizers over other parameter groups."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_records_init_args", False):
+            return
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            if "init_args" not in self.__dict__:
+                args, kw = _record_init_args(self, init, args, kw)
+            return init(self, *args, **kw)
+        __init__._records_init_args = True
+        cls.__init__ = __init__
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)

@@ -114,8 +114,12 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
         # a tensor conditional: in a compiled step the update runs only when it is taken
-        _control.cond(overflow, _skip, lambda: _update(self.optimizer, grads))
+        _control.cond(overflow, _skip, lambda: self._update_weights(grads))
         return loss, cond, scaling_sens
+
+    def _update_weights(self, grads):
+        """The update of a step without overflow (``spore.boost`` accumulates instead)."""
+        _update(self.optimizer, grads)
 
     def set_sense_scale(self, sens):
         """Replace the loss scale by ``sens`` (a Tensor)."""
