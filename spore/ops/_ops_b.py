@@ -1,0 +1,293 @@
+"""More of ``mindspore.ops``' functional surface (issue #17, names I-Z and the lowercase
+functions): the ``*_ext`` spellings of existing ops, the in-place random fillers
+(``normal_``, ``uniform_``, ...), ``bidense``, ``cond``, ``unique_with_pad``,
+``sparse_segment_mean``, ``scalar_to_array``, ``move_to`` and the functional-programming
+helpers (``tail``, ``array_reduce``, ``add_flags``).
+
+Each is a thin adapter over existing primitives (so gradients and graph capture come from
+them) or over a value-dependent primitive of ``spore/_prims/ops_b.py``. Behaviour and dtype
+rules are MindSpore 2.10's, probed on its CPU build where it has a kernel and taken from its
+documentation where it has none.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import _random
+from .._core import primitive as P
+from .._prims import array as A
+from .._prims import math as M
+from . import _random as R
+from ._extra import _tensor, real_number
+from ._utils import as_tensor, public_functions, static_int
+
+_Tensor = P._Tensor
+
+
+def _ops():
+    from .. import ops
+    return ops
+
+
+# ------------------------------------------------------------------ the *_ext spellings
+def einsum_ext(equation, *operands):
+    """``einsum`` under the name of MindSpore's pyboost kernel (same equation grammar)."""
+    return _ops().einsum(equation, *operands)
+
+
+def baddbmm_ext(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` (``beta`` and ``alpha`` keyword-only)."""
+    return _ops().baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def isnan_ext(tensor):
+    """``isnan`` with MindSpore's ``tensor`` argument name: True where an element is NaN."""
+    return _ops().isnan(tensor)
+
+
+def diff_ext(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``diff`` with ``dim`` for ``axis``)."""
+    return _ops().diff(input, n, dim, prepend, append)
+
+
+def adaptive_avg_pool2d_ext(input, output_size):
+    """Adaptive 2-D average pooling of a (C, H, W) or (N, C, H, W) input; a None entry of
+    ``output_size`` keeps that size."""
+    return _ops().adaptive_avg_pool2d(input, output_size)
+
+
+# ------------------------------------------------------------------ in-place random fillers
+def _filled(name, input, sample, generator):
+    """Write ``sample()`` (drawn from ``generator``, or the global stream) into ``input`` and
+    return it: the in-place fillers of MindSpore 2.10."""
+    _tensor(name, "input", input)
+    with _random.drawing_from(generator):
+        return A.assign_p(input, sample())
+
+
+def normal_(input, mean=0, std=1, *, generator=None):
+    """Fill ``input`` in place with samples of N(``mean``, ``std``**2); returns ``input``."""
+    return _filled("normal_", input, lambda: R.normal_like(input, mean, std), generator)
+
+
+def uniform_(input, from_=0, to=1, *, generator=None):
+    """Fill ``input`` in place with samples uniform in [``from_``, ``to``); returns ``input``."""
+    if real_number("uniform_", "from_", from_) > real_number("uniform_", "to", to):
+        raise ValueError(f"For 'uniform_', 'from_' must be less than or equal to 'to', but got "
+                         f"from_={from_} and to={to}.")
+    return _filled("uniform_", input, lambda: R.uniform_like(input, from_, to), generator)
+
+
+def exponential_(input, lambd=1, *, generator=None):
+    """Fill ``input`` in place with exponential samples of rate ``lambd``; returns ``input``."""
+    if real_number("exponential_", "lambd", lambd) <= 0:
+        raise ValueError(f"For 'exponential_', the 'lambd' must be greater than 0, but got "
+                         f"{lambd}.")
+    return _filled("exponential_", input, lambda: R.exponential_like(input, lambd), generator)
+
+
+def random_(input, from_=0, to=None, *, generator=None):
+    """Fill ``input`` in place with integers uniform in [``from_``, ``to``) (without ``to``,
+    up to the largest integer its dtype holds exactly); returns ``input``."""
+    return _filled("random_", input, lambda: R.random_like(input, from_, to), generator)
+
+
+def bernoulli_(input, p=0.5, *, generator=None):
+    """Fill ``input`` in place with 1 at probability ``p`` (a number or a tensor
+    broadcastable to ``input``), 0 otherwise; returns ``input``."""
+    return _filled("bernoulli_", input, lambda: R.bernoulli(input, p), generator)
+
+
+def bernoulli_ext(input, *, generator=None):
+    """A new tensor of ``input``'s shape and dtype: 1 with the probability each element of
+    ``input`` holds, 0 otherwise."""
+    _tensor("bernoulli_ext", "input", input)
+    with _random.drawing_from(generator):
+        return input.bernoulli()
+
+
+# ------------------------------------------------------------------ other in-place ops
+def inplace_sigmoid(input):
+    """``input`` overwritten with ``sigmoid(input)``; returns ``input``."""
+    _tensor("inplace_sigmoid", "input", input)
+    return A.assign_p(input, _ops().sigmoid(input))
+
+
+def stop_gradient_(input):
+    """Stop the gradient at ``input`` in place: later uses of this tensor pass no gradient
+    back to what computed it. Returns None, as MindSpore does."""
+    _tensor("stop_gradient_", "input", input)
+    A.assign_p(input, _ops().stop_gradient(input))
+
+
+# ------------------------------------------------------------------ layers and linear algebra
+def bidense(input1, input2, weight, bias=None):
+    """The bilinear transform ``y[..., o] = sum_ij input1[..., i] weight[o, i, j]
+    input2[..., j] + bias[o]`` (``nn.BiDense``'s function)."""
+    ops = _ops()
+    x1 = _tensor("bidense", "input1", input1)
+    x2 = _tensor("bidense", "input2", input2)
+    w = _tensor("bidense", "weight", weight)
+    if w.ndim != 3 or x1.shape[-1] != w.shape[1] or x2.shape[-1] != w.shape[2]:
+        raise ValueError(f"For 'bidense', the 'weight' must be (out, in1, in2) with in1 = "
+                         f"input1.shape[-1] and in2 = input2.shape[-1], but got weight "
+                         f"{list(w.shape)}, input1 {list(x1.shape)}, input2 {list(x2.shape)}.")
+    if x1.shape[:-1] != x2.shape[:-1]:
+        raise ValueError(f"For 'bidense', 'input1' and 'input2' must share their leading "
+                         f"dimensions, but got {list(x1.shape)} and {list(x2.shape)}.")
+    out, in1, in2 = w.shape
+    lead = x1.shape[:-1]
+    a = ops.reshape(x1, (-1, in1))
+    b = ops.reshape(x2, (-1, in2))
+    # (N, in1) @ (in1, out * in2) -> (N, out, in2), then contract in2 with input2
+    t = ops.matmul(a, ops.reshape(ops.transpose(w, (1, 0, 2)), (in1, out * in2)))
+    y = ops.sum(ops.reshape(t, (-1, out, in2)) * ops.expand_dims(b, 1), -1)
+    if bias is not None:
+        y = y + _tensor("bidense", "bias", bias)
+    return ops.reshape(y, lead + (out,))
+
+
+def cond(A, p=None):
+    """The condition number of the square matrices in ``A`` (..., n, n) in the norm ``p``:
+    None or 2 (largest over smallest singular value), -2 (the reverse), or 'fro', 'nuc',
+    inf, -inf, 1, -1 (``norm(A, p) * norm(inv(A), p)``)."""
+    ops = _ops()
+    a = _tensor("cond", "A", A)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"For 'cond', the 'A' must be a batch of square matrices (..., n, n), "
+                         f"but got shape {list(a.shape)}.")
+    if p is None or (isinstance(p, numbers.Real) and not isinstance(p, bool) and abs(p) == 2):
+        s = ops.svd(a, compute_uv=False)
+        ratio = ops.amax(s, -1) / ops.amin(s, -1)
+        return ratio if p != -2 else 1 / ratio
+    if p not in ("fro", "nuc", float("inf"), float("-inf"), 1, -1):
+        raise ValueError(f"For 'cond', the 'p' must be one of None, 'fro', 'nuc', inf, -inf, "
+                         f"1, -1, 2, -2, but got {p!r}.")
+    return ops.matrix_norm(a, p) * ops.matrix_norm(ops.inverse(a), p)
+
+
+# ------------------------------------------------------------------ value-dependent ops
+def unique_with_pad(x, pad_num):
+    """``(y, idx)``: the distinct elements of the 1-D ``x`` in order of first appearance,
+    padded with ``pad_num`` to ``x``'s length, and each element's position in ``y``
+    (Int32 for Int32 and Float32 inputs, Int64 for Int64)."""
+    x = _tensor("unique_with_pad", "x", x)
+    if x.ndim != 1:
+        raise ValueError(f"For 'unique_with_pad', the 'x' must be 1-D, but got rank {x.ndim}.")
+    if x.dtype not in (D.int32, D.int64, D.float32):
+        raise TypeError(f"For 'unique_with_pad', the 'x' must be Int32, Int64 or Float32, but "
+                        f"got {x.dtype}.")
+    pad = pad_num.item() if isinstance(pad_num, _Tensor) else pad_num
+    inv = np.dtype(np.int64) if x.dtype == D.int64 else np.dtype(np.int32)
+    values, inverse, _ = A.unique_p(x, sorted=False, axis=None, inverse_dtype=inv)
+    fill = _ops().full((x.shape[0] - values.shape[0],), pad, dtype=x.dtype)
+    return _ops().concat((values, fill)), inverse
+
+
+def sparse_segment_mean(x, indices, segment_ids):
+    """``out[s] = mean(x[indices[k]] for the k with segment_ids[k] == s)`` over the first
+    axis; ``segment_ids`` sorted, empty segments 0; the output has ``segment_ids[-1] + 1``
+    rows."""
+    ops = _ops()
+    x = _tensor("sparse_segment_mean", "x", x)
+    idx = _tensor("sparse_segment_mean", "indices", indices)
+    seg = _tensor("sparse_segment_mean", "segment_ids", segment_ids)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"For 'sparse_segment_mean', the 'x' must be a floating-point tensor, "
+                        f"but got {x.dtype}.")
+    if idx.ndim != 1 or seg.ndim != 1 or idx.shape != seg.shape:
+        raise ValueError(f"For 'sparse_segment_mean', 'indices' and 'segment_ids' must be 1-D "
+                         f"of one length, but got {list(idx.shape)} and {list(seg.shape)}.")
+    ids = seg.asnumpy()
+    if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
+        raise ValueError("For 'sparse_segment_mean', the 'segment_ids' must be non-negative "
+                         "and sorted.")
+    rows = x.shape[0]
+    if np.any((idx.asnumpy() < 0) | (idx.asnumpy() >= rows)):
+        raise ValueError(f"For 'sparse_segment_mean', each of 'indices' must be in [0, {rows}).")
+    n = int(ids[-1]) + 1 if ids.size else 0
+    picked = ops.gather(x, idx, 0)
+    total = ops.unsorted_segment_sum(picked, seg, n)
+    count = np.bincount(ids, minlength=n).astype(np.float64)
+    count = _Tensor(np.maximum(count, 1).astype(x._data.dtype))
+    return total / ops.reshape(count, (n,) + (1,) * (x.ndim - 1))
+
+
+# ------------------------------------------------------------------ conversions
+def scalar_to_array(input_x):
+    """A 0-D tensor holding the Python scalar ``input_x``. MindSpore deprecated this name
+    for ``scalar_to_tensor``, whose behaviour (Float32 by default) it now has."""
+    return _ops().scalar_to_tensor(input_x)
+
+
+def move_to(input, to="CPU", blocking=True):
+    """A copy of ``input`` (a Tensor, or a list/tuple of ints made one) on the device
+    ``to``. Spore runs on the host, so "CPU" is the one device it copies to; "Ascend"
+    raises ValueError."""
+    if isinstance(input, (list, tuple)):
+        input = _Tensor(np.asarray(input, dtype=np.int64))
+    _tensor("move_to", "input", input)
+    if to not in ("CPU", "Ascend"):
+        raise ValueError(f"For 'move_to', the 'to' must be 'CPU' or 'Ascend', but got {to!r}.")
+    if not isinstance(blocking, bool):
+        raise TypeError(f"For 'move_to', the 'blocking' must be bool, but got "
+                        f"{type(blocking).__name__}.")
+    if to != "CPU":
+        raise ValueError("For 'move_to', Spore runs on the CPU only: 'to' must be 'CPU'.")
+    return _ops().identity(input)
+
+
+# ------------------------------------------------------------------ functional helpers
+def merge(inputs):
+    """``ops.Merge()(inputs)``: ``(data, output_index)``; eagerly the first input."""
+    return _ops().Merge()(inputs)
+
+
+def tail(seq):
+    """A tuple or list without its first element (MindSpore's ``tail`` meta-function)."""
+    if not isinstance(seq, (tuple, list)):
+        raise TypeError(f"For 'tail', the input must be a tuple or list, but got "
+                        f"{type(seq).__name__}.")
+    if not seq:
+        raise ValueError("For 'tail', the input must not be empty.")
+    return seq[1:]
+
+
+def array_reduce(fn, input_x, axis):
+    """Reduce ``input_x`` over ``axis`` (an int or a tuple) by folding the binary ``fn``
+    over its slices, keeping no reduced dimension (``array_reduce(ops.add, x, (1,))`` is
+    ``x.sum(1)``)."""
+    ops = _ops()
+    x = _tensor("array_reduce", "input_x", input_x)
+    if not callable(fn):
+        raise TypeError(f"For 'array_reduce', the 'fn' must be callable, but got "
+                        f"{type(fn).__name__}.")
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = sorted({static_int("array_reduce", "axis", a) % max(x.ndim, 1) for a in axes},
+                  reverse=True)
+    for a in axes:
+        x = functools.reduce(fn, ops.unbind(x, a))
+    return x
+
+
+def add_flags(fn=None, **flags):
+    """Record boolean ``flags`` on ``fn`` (a function or Cell) in its ``_func_graph_flags``
+    dict and return it; without ``fn``, a decorator doing so."""
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'add_flags', the flag {key!r} must be bool, but got "
+                            f"{type(value).__name__}.")
+
+    def mark(f):
+        merged = dict(getattr(f, "_func_graph_flags", {}))
+        merged.update(flags)
+        f._func_graph_flags = merged
+        return f
+    return mark if fn is None else mark(fn)
+
+
+__all__ = public_functions(globals(), __name__)
