@@ -88,3 +88,102 @@ def _sub_and_filter(x, *, max_num, offset):
 sub_and_filter_p = _value_primitive(
     "SubAndFilter", _sub_and_filter,
     lambda attrs, x: (ShapedArray((-1,), x.dtype), ShapedArray((-1,), x.dtype)))
+
+
+# ----------------------------------------------------------------- TensorDump
+_dump_count = [0]
+
+
+def _make_tensor_dump(xp):
+    def tensor_dump(x, *, path):
+        """Write ``x`` to ``<path>_<dtype>_<n>.npy``, ``n`` counting every dump of the
+        process from 0 (MindSpore's file naming), creating missing folders."""
+        import os
+        arr = np.asarray(x)
+        n = _dump_count[0]
+        _dump_count[0] += 1
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        np.save(f"{path}_{arr.dtype.name}_{n}.npy", arr)
+        return np.zeros((), np.bool_)
+    return tensor_dump
+
+
+# ``TensorDump(x; path)`` saves ``x`` as a ``.npy`` file: a print-like effect, so a compiled
+# graph keeps it and runs it at every call, in program order.
+tensor_dump_p = Primitive("TensorDump", _make_tensor_dump, kind="opaque", effect="print",
+                          nondiff=True, infer=lambda attrs, x: ShapedArray((), np.bool_))
+
+
+# ----------------------------------------------------------------- RNNTLoss
+def _log_softmax(a):
+    m = a.max(axis=-1, keepdims=True)
+    s = a - m
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+
+def _rnnt_one(lp, labels, t_len, u_len, blank):
+    """Cost and gradient (w.r.t. the logits) of one sequence: ``lp`` (T, U, V) log
+    probabilities, ``labels`` (U - 1,), lengths ``t_len`` frames and ``u_len`` labels."""
+    T, U = t_len, u_len + 1
+    emit = lp[:T, :U - 1, :][np.arange(T)[:, None], np.arange(U - 1)[None, :],
+                              labels[None, :U - 1]]          # (T, U-1): emit label u+1
+    stay = lp[:T, :U, blank]                                  # (T, U): emit blank
+    alpha = np.full((T, U), -np.inf, lp.dtype)
+    alpha[0, 0] = 0
+    for t in range(T):
+        for u in range(U):
+            if t == 0 and u == 0:
+                continue
+            a = alpha[t - 1, u] + stay[t - 1, u] if t > 0 else -np.inf
+            b = alpha[t, u - 1] + emit[t, u - 1] if u > 0 else -np.inf
+            alpha[t, u] = np.logaddexp(a, b)
+    beta = np.full((T, U), -np.inf, lp.dtype)
+    beta[T - 1, U - 1] = stay[T - 1, U - 1]
+    for t in range(T - 1, -1, -1):
+        for u in range(U - 1, -1, -1):
+            if t == T - 1 and u == U - 1:
+                continue
+            a = beta[t + 1, u] + stay[t, u] if t < T - 1 else -np.inf
+            b = beta[t, u + 1] + emit[t, u] if u < U - 1 else -np.inf
+            beta[t, u] = np.logaddexp(a, b)
+    ll = beta[0, 0]
+    # d(-ll)/d lp, then through the log-softmax: occupancy * softmax - (path flow per class)
+    grad = np.zeros_like(lp)
+    occupancy = np.exp(alpha + beta - ll)
+    grad[:T, :U, :] = occupancy[:, :, None] * np.exp(lp[:T, :U, :])
+    nxt = np.full((T, U), -np.inf, lp.dtype)
+    nxt[:T - 1, :] = beta[1:, :]
+    nxt[T - 1, U - 1] = 0
+    grad[:T, :U, blank] -= np.exp(alpha + stay + nxt - ll)
+    flow = np.exp(alpha[:, :U - 1] + emit + beta[:, 1:] - ll)
+    tt, uu = np.meshgrid(np.arange(T), np.arange(U - 1), indexing="ij")
+    np.add.at(grad, (tt, uu, np.broadcast_to(labels[None, :U - 1], tt.shape)), -flow)
+    return -ll, grad
+
+
+def _make_rnnt_loss(xp):
+    def rnnt_loss(acts, labels, input_lengths, label_lengths, *, blank_label):
+        work = acts.astype(np.float64)
+        lp = _log_softmax(work)
+        costs = np.zeros(acts.shape[0], np.float64)
+        grads = np.zeros_like(work)
+        for b in range(acts.shape[0]):
+            costs[b], grads[b] = _rnnt_one(lp[b], labels[b].astype(np.int64),
+                                           int(input_lengths[b]), int(label_lengths[b]),
+                                           blank_label)
+        return costs.astype(acts.dtype), grads.astype(acts.dtype)
+    return rnnt_loss
+
+
+def _rnnt_loss_infer(attrs, acts, labels, input_lengths, label_lengths):
+    return ShapedArray((acts.shape[0],), acts.dtype), ShapedArray(acts.shape, acts.dtype)
+
+
+# ``RNNTLoss(acts, labels, input_lengths, label_lengths; blank_label)`` -> ``(costs,
+# grads)``: the transducer loss of each sequence (the log-softmax of ``acts`` taken inside)
+# and its gradient with respect to ``acts``, both computed by the forward-backward
+# recursions (float64 inside). As in MindSpore the gradient is an output, not a rule.
+rnnt_loss_p = Primitive("RNNTLoss", _make_rnnt_loss, kind="opaque", multiple_results=True,
+                        nondiff=True, infer=_rnnt_loss_infer)

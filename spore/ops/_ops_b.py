@@ -290,4 +290,191 @@ def add_flags(fn=None, **flags):
     return mark if fn is None else mark(fn)
 
 
+# ------------------------------------------------------------------ STFT
+def _stft_frames(x, n_fft, hop):
+    """(..., n_frames, n_fft) frames of ``x``'s last axis, ``hop`` samples apart."""
+    length = x.shape[-1]
+    if length < n_fft:
+        raise ValueError(f"For 'stft', the input length after padding ({length}) must be at "
+                         f"least 'n_fft' ({n_fft}).")
+    n = 1 + (length - n_fft) // hop
+    idx = np.arange(n)[:, None] * hop + np.arange(n_fft)[None, :]
+    return _ops().gather(x, _Tensor(idx.astype(np.int64)), x.ndim - 1)
+
+
+def _stft_window(window, win_length, n_fft, dtype):
+    """The analysis window (ones by default) zero-padded on both sides to ``n_fft``."""
+    ops = _ops()
+    if window is None:
+        window = ops.ones((win_length,), dtype)
+    w = _tensor("stft", "window", window)
+    if w.shape != (win_length,):
+        raise ValueError(f"For 'stft', the 'window' must be 1-D of size win_length "
+                         f"{win_length}, but got shape {list(w.shape)}.")
+    left = (n_fft - win_length) // 2
+    if left or win_length < n_fft:
+        w = ops.pad(w, (left, n_fft - win_length - left))
+    return w
+
+
+def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode="REFLECT", normalized=False, onesided=None, return_complex=None):
+    """Short-time Fourier transform of a 1-D (L,) or 2-D (B, L) signal: frames of ``n_fft``
+    samples every ``hop_length`` (default ``n_fft // 4``), each times ``window`` (``win_length``
+    long, default ``n_fft``, zero-padded to ``n_fft`` in the middle), transformed. ``center``
+    pads ``n_fft // 2`` samples on both sides (``pad_mode`` 'REFLECT' or 'CONSTANT');
+    ``normalized`` scales by ``1/sqrt(n_fft)``; ``onesided`` (default: for real input and
+    window) keeps ``n_fft // 2 + 1`` frequencies. The result is (B?, n_freq, n_frames),
+    complex with ``return_complex``, else real with a last axis of (real, imag)."""
+    ops = _ops()
+    x = _tensor("stft", "x", x)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"For 'stft', the 'x' must be 1-D or 2-D, but got rank {x.ndim}.")
+    n_fft = static_int("stft", "n_fft", n_fft)
+    hop = n_fft // 4 if hop_length is None else static_int("stft", "hop_length", hop_length)
+    win_length = n_fft if win_length is None else static_int("stft", "win_length", win_length)
+    if n_fft <= 0 or hop <= 0 or not 0 < win_length <= n_fft:
+        raise ValueError(f"For 'stft', expected n_fft > 0, hop_length > 0 and 0 < win_length "
+                         f"<= n_fft, but got n_fft={n_fft}, hop_length={hop}, "
+                         f"win_length={win_length}.")
+    if pad_mode not in ("REFLECT", "CONSTANT"):
+        raise ValueError(f"For 'stft', the 'pad_mode' must be 'REFLECT' or 'CONSTANT', but got "
+                         f"{pad_mode!r}.")
+    real_dtype = x.dtype if not x.dtype.is_complex else (
+        D.float64 if x.dtype == D.complex128 else D.float32)
+    w = _stft_window(window, win_length, n_fft, real_dtype)
+    if center:
+        mode = "reflect" if pad_mode == "REFLECT" else "constant"
+        x2 = x if x.ndim == 2 else ops.expand_dims(x, 0)
+        x2 = ops.pad(x2, (n_fft // 2, n_fft // 2), mode)
+        x = x2 if x.ndim == 2 else x2[0]
+    frames = _stft_frames(x, n_fft, hop) * w
+    complex_input = x.dtype.is_complex or w.dtype.is_complex
+    if onesided is None:
+        onesided = not complex_input
+    if onesided and complex_input:
+        raise ValueError("For 'stft', 'onesided' must be False for a complex input or window.")
+    spec = ops.rfft(frames) if onesided else ops.fft(frames)
+    if normalized:
+        spec = spec * (1.0 / np.sqrt(n_fft))
+    spec = ops.swapaxes(spec, -1, -2)
+    return spec if return_complex else ops.view_as_real(spec)
+
+
+# ------------------------------------------------------------------ TensorDump
+def tensordump(file_name, tensor, mode="out"):
+    """Save ``tensor`` as ``<file_name>_<dtype>_<n>.npy`` (``n`` counts every dump of the
+    process; a trailing ``.npy`` of ``file_name`` is dropped, missing folders are made).
+    ``mode`` ('out' or 'in') chooses which side of a model-parallel redistribution is dumped
+    in MindSpore's graphs; Spore has no such redistribution, so both save the tensor."""
+    from .._prims.ops_b import tensor_dump_p
+    if not isinstance(file_name, str):
+        raise TypeError(f"For 'tensordump', the 'file_name' must be a str, but got "
+                        f"{type(file_name).__name__}.")
+    if not file_name:
+        raise ValueError("For 'tensordump', the 'file_name' must not be empty.")
+    _tensor("tensordump", "tensor", tensor)
+    if mode not in ("out", "in"):
+        raise ValueError(f"For 'tensordump', the 'mode' must be 'out' or 'in', but got "
+                         f"{mode!r}.")
+    path = file_name[:-4] if file_name.endswith(".npy") else file_name
+    tensor_dump_p(tensor, path=path)
+
+
+# ------------------------------------------------------------------ forward-mode Taylor
+def _as_float_tuple(name, arg, values):
+    single = isinstance(values, _Tensor)
+    items = (values,) if single else values
+    if not isinstance(items, (tuple, list)) or not all(isinstance(v, _Tensor) for v in items):
+        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor or a tuple of Tensors, but "
+                        f"got {type(values).__name__}.")
+    return single, tuple(v if v.dtype.is_floating_point else v.astype(D.float32)
+                         for v in items)
+
+
+def _taylor(fn, primals, series, order):
+    """Output and its first ``order`` derivatives along the curve ``x(t) = x0 +
+    sum_k series[k] t**(k+1) / (k+1)!`` at t = 0 (nested forward-mode products)."""
+    from .._autodiff.api import jvp
+    ops = _ops()
+    facts = [float(np.prod(np.arange(1, k + 2))) for k in range(order)]
+
+    def curve(x0, s, t):
+        # Horner's scheme (products only: t ** k would differentiate through log(t) at 0)
+        acc = s[order - 1] / facts[order - 1]
+        for k in range(order - 2, -1, -1):
+            acc = s[k] / facts[k] + t * acc
+        return x0 + t * acc
+
+    def g(t):
+        return fn(*(curve(x0, s, t) for x0, s in zip(primals, series)))
+
+    def nth(k):
+        if k == 0:
+            return g
+
+        def d(t):
+            return jvp(nth(k - 1), t, ops.ones((), t.dtype))[1]
+        return d
+
+    t0 = ops.zeros((), primals[0].dtype)
+    return [nth(k)(t0) for k in range(order + 1)]
+
+
+def _stack_orders(outs):
+    if isinstance(outs[0], _Tensor):
+        return _ops().stack(outs)
+    return type(outs[0])(_ops().stack(parts) for parts in zip(*outs))
+
+
+def jet(fn, primals, series):
+    """``(out_primals, out_series)``: ``fn(primals)`` and its 1st to n-th derivatives along a
+    curve through ``primals`` whose own 1st to n-th derivatives are ``series`` (axis 0 of
+    each series tensor is the order). Integer inputs are taken as Float32."""
+    single, xs = _as_float_tuple("jet", "primals", primals)
+    s_single, ss = _as_float_tuple("jet", "series", series)
+    if len(ss) != len(xs) or any(s.shape[1:] != x.shape or s.ndim != x.ndim + 1
+                                 for s, x in zip(ss, xs)):
+        raise ValueError("For 'jet', each series tensor must be (n,) + the shape of its primal.")
+    order = ss[0].shape[0]
+    if any(s.shape[0] != order for s in ss) or order < 1:
+        raise ValueError("For 'jet', every series tensor must hold the same number (>= 1) of "
+                         "orders.")
+    outs = _taylor(fn, xs, ss, order)
+    return outs[0], _stack_orders(outs[1:])
+
+
+def derivative(fn, primals, order):
+    """``(out_primals, out_series)``: ``fn(primals)`` and its ``order``-th derivative along
+    the direction of ones through every input (first-order series 1, higher ones 0)."""
+    order = static_int("derivative", "order", order)
+    if order < 1:
+        raise ValueError(f"For 'derivative', the 'order' must be positive, but got {order}.")
+    ops = _ops()
+    _, xs = _as_float_tuple("derivative", "primals", primals)
+    ss = tuple(ops.concat((ops.ones((1,) + x.shape, x.dtype),
+                           ops.zeros((order - 1,) + x.shape, x.dtype))) for x in xs)
+    outs = _taylor(fn, xs, ss, order)
+    return outs[0], outs[order]
+
+
+def linearize(fn, inputs):
+    """``(output, jvp_fn)``: ``fn(inputs)`` and the function taking tangents of the inputs
+    (one per input, or one tuple of them) to the Jacobian-vector product at ``inputs``."""
+    from .._autodiff.api import jvp
+    single = isinstance(inputs, _Tensor)
+    if not single and not (isinstance(inputs, (tuple, list))
+                           and all(isinstance(v, _Tensor) for v in inputs)):
+        raise TypeError(f"For 'linearize', the 'inputs' must be a Tensor or a tuple or list of "
+                        f"Tensors, but got {type(inputs).__name__}.")
+    ins = inputs if single else tuple(inputs)
+    out = fn(ins) if single else fn(*ins)
+
+    def jvp_fn(*v):
+        if len(v) == 1 and isinstance(v[0], (tuple, list)):
+            v = tuple(v[0])
+        return jvp(fn, ins, v[0] if single else tuple(v))[1]
+    return out, jvp_fn
+
+
 __all__ = public_functions(globals(), __name__)

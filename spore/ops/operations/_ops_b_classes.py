@@ -417,3 +417,242 @@ class Reusing(Primitive):
                             f"{type(input_x).__name__}.")
         return F.add_flags(input_x, no_inline=True)
 
+
+
+# ----------------------------------------------------------------- spectral, debugging, losses
+def _bool_attr(prim, arg, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{prim}', the '{arg}' must be bool, but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
+class STFT(Primitive):
+    """``STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x,
+    window)``: ``ops.stft`` without centring (the frames start at sample 0)."""
+
+    def __init__(self, n_fft, hop_length, win_length, normalized, onesided, return_complex):
+        super().__init__()
+        self.n_fft = _int_attr("STFT", "n_fft", n_fft)
+        self.hop_length = _int_attr("STFT", "hop_length", hop_length)
+        self.win_length = _int_attr("STFT", "win_length", win_length)
+        self.normalized = _bool_attr("STFT", "normalized", normalized)
+        self.onesided = _bool_attr("STFT", "onesided", onesided)
+        self.return_complex = _bool_attr("STFT", "return_complex", return_complex)
+
+    def __call__(self, x, window=None):
+        return F.stft(x, self.n_fft, self.hop_length, self.win_length, window, center=False,
+                      normalized=self.normalized, onesided=self.onesided,
+                      return_complex=self.return_complex)
+
+
+class TensorDump(Primitive):
+    """``TensorDump(input_output='out')(file, input_x)``: ``ops.tensordump``."""
+
+    def __init__(self, input_output="out"):
+        super().__init__()
+        if input_output not in ("out", "in"):
+            raise ValueError(f"For 'TensorDump', the 'input_output' must be 'out' or 'in', but "
+                             f"got {input_output!r}.")
+        self.input_output = input_output
+
+    def __call__(self, file, input_x):
+        return F.tensordump(file, input_x, self.input_output)
+
+
+class InsertGradientOf(Primitive):
+    """``InsertGradientOf(f)(input_x)``: ``input_x`` unchanged; in the backward pass the
+    gradient reaching it is replaced by ``f(gradient)``."""
+
+    def __init__(self, f):
+        super().__init__()
+        if not callable(f):
+            raise TypeError(f"For 'InsertGradientOf', the 'f' must be a function, but got "
+                            f"{type(f).__name__}.")
+        self.f = f
+        self._hook = functools.partial(_apply_to_first, f)
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor):
+            return input_x
+        from ..._prims.hook import hook_backward_p
+        return hook_backward_p(input_x, hook_fn=self._hook)[0]
+
+
+def _apply_to_first(f, grads):
+    return (f(grads[0]),)
+
+
+class RNNTLoss(Primitive):
+    """``RNNTLoss(blank_label=0)(acts, labels, input_lengths, label_lengths)``: ``(costs,
+    grads)``: the RNN-transducer loss of each sequence of logits ``acts`` (B, T, U, V) and
+    its gradient with respect to ``acts``."""
+
+    def __init__(self, blank_label=0):
+        super().__init__()
+        self.blank_label = _int_attr("RNNTLoss", "blank_label", blank_label)
+
+    def __call__(self, acts, labels, input_lengths, label_lengths):
+        a = _tensor_input(self, acts, "acts")
+        lab = _tensor_input(self, labels, "labels")
+        t_len = _tensor_input(self, input_lengths, "input_lengths")
+        u_len = _tensor_input(self, label_lengths, "label_lengths")
+        if a.dtype not in (D.float16, D.float32):
+            raise TypeError(f"For 'RNNTLoss', the 'acts' must be float16 or float32, but got "
+                            f"{a.dtype}.")
+        for arg, t in (("labels", lab), ("input_lengths", t_len), ("label_lengths", u_len)):
+            if t.dtype != D.int32:
+                raise TypeError(f"For 'RNNTLoss', the '{arg}' must be int32, but got {t.dtype}.")
+        if a.ndim != 4:
+            raise ValueError(f"For 'RNNTLoss', the 'acts' must be (B, T, U, V), but got shape "
+                             f"{list(a.shape)}.")
+        b, t, u, v = a.shape
+        if lab.shape != (b, u - 1) or t_len.shape != (b,) or u_len.shape != (b,):
+            raise ValueError(f"For 'RNNTLoss', expected labels (B, U-1) = {(b, u - 1)} and "
+                             f"lengths ({b},), but got {lab.shape}, {t_len.shape}, "
+                             f"{u_len.shape}.")
+        if not 0 <= self.blank_label < v:
+            raise ValueError(f"For 'RNNTLoss', the 'blank_label' must be in [0, {v}), but got "
+                             f"{self.blank_label}.")
+        tl, ul = t_len.asnumpy(), u_len.asnumpy()
+        if np.any((tl < 1) | (tl > t)) or np.any((ul < 0) | (ul > u - 1)):
+            raise ValueError(f"For 'RNNTLoss', the input lengths must be in [1, {t}] and the "
+                             f"label lengths in [0, {u - 1}].")
+        return tuple(OB.rnnt_loss_p(a, lab, t_len, u_len, blank_label=self.blank_label))
+
+
+class NoRepeatNGram(Primitive):
+    """``NoRepeatNGram(ngram_size=1)(state_seq, log_probs)``: ``log_probs`` with -FLOAT_MAX
+    for every word that would repeat an n-gram of ``state_seq`` (B, beam, m): the words
+    that followed an earlier occurrence of the last ``ngram_size - 1`` words."""
+
+    def __init__(self, ngram_size=1):
+        super().__init__()
+        self.ngram_size = _int_attr("NoRepeatNGram", "ngram_size", ngram_size)
+        if self.ngram_size <= 0:
+            raise ValueError(f"For 'NoRepeatNGram', the 'ngram_size' must be greater than 0, "
+                             f"but got {ngram_size}.")
+
+    def __call__(self, state_seq, log_probs):
+        seq = _tensor_input(self, state_seq, "state_seq")
+        lp = _tensor_input(self, log_probs, "log_probs")
+        if np.dtype(seq._data.dtype).kind not in "iu":
+            raise TypeError(f"For 'NoRepeatNGram', the 'state_seq' must be an integer tensor, "
+                            f"but got {seq.dtype}.")
+        if seq.ndim != 3 or lp.ndim != 3 or seq.shape[:2] != lp.shape[:2]:
+            raise ValueError(f"For 'NoRepeatNGram', 'state_seq' and 'log_probs' must be 3-D with "
+                             f"the same first two dimensions, but got {list(seq.shape)} and "
+                             f"{list(lp.shape)}.")
+        if self.ngram_size > seq.shape[2]:        # (MindSpore's message says shape[2] + 1)
+            raise ValueError(f"For primitive[NoRepeatNGram], the ngram_size must be less than "
+                             f"or equal to state_seq shape[2] + 1 which is {seq.shape[2]} , "
+                             f"but got {self.ngram_size}.")
+        banned = _banned_words(seq.asnumpy(), self.ngram_size, lp.shape[2])
+        lowest = Tensor(np.array(np.finfo(lp._data.dtype).min, lp._data.dtype))
+        return _ops().masked_fill(lp, Tensor(banned), lowest)
+
+
+def _banned_words(seq, n, vocab):
+    """(B, beam, vocab) mask of the words whose choice would repeat an n-gram."""
+    mask = np.zeros(seq.shape[:2] + (vocab,), bool)
+    m = seq.shape[2]
+    for b, k in np.ndindex(*seq.shape[:2]):
+        s = seq[b, k]
+        prefix = s[m - n + 1:] if n > 1 else s[:0]
+        for i in range(m - n + 1):
+            if np.array_equal(s[i:i + n - 1], prefix) and 0 <= s[i + n - 1] < vocab:
+                mask[b, k, s[i + n - 1]] = True
+    return mask
+
+
+class PyFunc(Primitive):
+    """``PyFunc(fn, in_types, in_shapes, out_types, out_shapes, stateful=True)(*inputs)``:
+    run the Python function ``fn`` on the inputs as NumPy arrays; its results (NumPy arrays
+    or Python scalars) come back as a tuple of Tensors of ``out_types``."""
+
+    def __init__(self, fn, in_types, in_shapes, out_types, out_shapes, stateful=True):
+        super().__init__()
+        if not callable(fn):
+            raise TypeError(f"For 'PyFunc', the 'fn' must be callable, but got "
+                            f"{type(fn).__name__}.")
+        for arg, v in (("in_types", in_types), ("in_shapes", in_shapes),
+                       ("out_types", out_types), ("out_shapes", out_shapes)):
+            if not isinstance(v, (tuple, list)):
+                raise TypeError(f"For 'PyFunc', the '{arg}' must be a list, but got "
+                                f"{type(v).__name__}.")
+        if len(in_types) != len(in_shapes) or len(out_types) != len(out_shapes):
+            raise ValueError("For 'PyFunc', the types and shapes of the inputs (and of the "
+                             "outputs) must have the same length.")
+        self.fn, self.in_types, self.in_shapes = fn, list(in_types), list(in_shapes)
+        self.out_types, self.out_shapes = list(out_types), list(out_shapes)
+        self.stateful = _bool_attr("PyFunc", "stateful", stateful)
+
+    def __call__(self, *inputs):
+        if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+            raise RuntimeError("Custom operator with func_type=py_func, Tuple/List inputs are "
+                               "not supported.")
+        if len(inputs) != len(self.in_types):
+            raise ValueError(f"For 'PyFunc', expected {len(self.in_types)} inputs, but got "
+                             f"{len(inputs)}.")
+        arrays = [_tensor_input(self, x, "input_x").asnumpy() for x in inputs]
+        out = self.fn(*arrays)
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(outs) != len(self.out_types):
+            raise ValueError(f"For 'PyFunc', the function returned {len(outs)} outputs, but "
+                             f"'out_types' lists {len(self.out_types)}.")
+        result = []
+        for o, dt, shape in zip(outs, self.out_types, self.out_shapes):
+            arr = np.asarray(o, dtype=dt.np)
+            if tuple(arr.shape) != tuple(shape):
+                raise ValueError(f"For 'PyFunc', an output has shape {list(arr.shape)}, but "
+                                 f"'out_shapes' says {list(shape)}.")
+            result.append(Tensor(arr))
+        return tuple(result)
+
+
+class _MorphCall:
+    """The cell-like object ``call_with_bprop`` records: ``fn`` forward, ``bprop_fn``
+    backward."""
+
+    def __init__(self, fn, bprop_fn):
+        self.construct, self.bprop = fn, bprop_fn
+
+
+class Morph(Primitive):
+    """``Morph(fn, infer_shape, infer_dtype, bprop_fn=None)(*args)``: ``fn(*args)``, checked
+    against ``infer_shape``/``infer_dtype`` of the inputs' shapes and dtypes; with
+    ``bprop_fn(*args, out, dout)`` that gives the gradients of the inputs, else autodiff goes
+    through ``fn``."""
+
+    def __init__(self, fn, infer_shape, infer_dtype, bprop_fn=None):
+        super().__init__()
+        for arg, f in (("fn", fn), ("infer_shape", infer_shape), ("infer_dtype", infer_dtype)):
+            if not callable(f):
+                raise TypeError(f"For 'Morph', the '{arg}' must be a function, but got "
+                                f"{type(f).__name__}.")
+        if bprop_fn is not None and not callable(bprop_fn):
+            raise TypeError(f"For 'Morph', the 'bprop_fn' must be a function, but got "
+                            f"{type(bprop_fn).__name__}.")
+        self.fn, self.infer_shape, self.infer_dtype, self.bprop_fn = (fn, infer_shape,
+                                                                      infer_dtype, bprop_fn)
+
+    def __call__(self, *args):
+        if self.bprop_fn is None:
+            out = self.fn(*args)
+        else:
+            from ..._autodiff.custom import call_with_bprop
+            out = call_with_bprop(_MorphCall(self.fn, self.bprop_fn), args, {})
+        self._check(args, out)
+        return out
+
+    def _check(self, args, out):
+        shapes = [list(a.shape) for a in args if isinstance(a, Tensor)]
+        dtypes = [a.dtype for a in args if isinstance(a, Tensor)]
+        want_shape, want_dtype = self.infer_shape(*shapes), self.infer_dtype(*dtypes)
+        got = out if isinstance(out, tuple) else (out,)
+        want_shape = [want_shape] if not isinstance(out, tuple) else list(want_shape)
+        want_dtype = [want_dtype] if not isinstance(out, tuple) else list(want_dtype)
+        for o, s, d in zip(got, want_shape, want_dtype):
+            if isinstance(o, Tensor) and (list(o.shape) != list(s) or o.dtype != d):
+                raise ValueError(f"For 'Morph', 'fn' returned {list(o.shape)} {o.dtype}, but "
+                                 f"'infer_shape'/'infer_dtype' give {list(s)} {d}.")

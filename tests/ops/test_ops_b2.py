@@ -1,0 +1,270 @@
+"""Issue #17, mindspore.ops names I-Z, second part: STFT/stft, TensorDump/tensordump,
+jet/derivative/linearize, InsertGradientOf, RNNTLoss, NoRepeatNGram, PyFunc and Morph.
+Values probed on MindSpore 2.10's CPU build (RNNTLoss has no CPU kernel there: it is checked
+against a brute-force sum over all alignments and finite differences)."""
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+import spore as ms
+from spore import ops
+from spore import Tensor
+from tests.helpers.optable import OpCase, table_tests
+
+
+def _v(t):
+    return t.asnumpy().tolist()
+
+
+X10 = Tensor(np.arange(10, dtype=np.float32))
+
+
+# ----------------------------------------------------------------- STFT
+def _stft_ref(x, n_fft=4, hop=2):
+    frames = np.stack([x[i:i + n_fft] for i in range(0, len(x) - n_fft + 1, hop)])
+    spec = np.fft.rfft(frames, axis=-1).T
+    return np.stack([spec.real, spec.imag], -1).astype(np.float32)
+
+
+CASES = [
+    OpCase("stft-real", lambda x: ops.stft(x, 4, 2, center=False), _stft_ref, (11,),
+           rtol=1e-5, atol=1e-5),
+    OpCase("stft-center", lambda x: ops.stft(x, 4, 2),
+           lambda x: _stft_ref(np.pad(x, 2, mode="reflect")), (9,), rtol=1e-5, atol=1e-5),
+]
+
+test_forward, test_infer_matches_kernel, test_gradient, test_jit_matches_pynative = \
+    table_tests(CASES)
+
+
+def test_stft_matches_mindspore():
+    out = ops.stft(X10, 4, return_complex=True)
+    assert out.dtype == ms.complex64 and out.shape == (3, 11)
+    assert _v(ops.real(out))[0] == [4, 4, 6, 10, 14, 18, 22, 26, 30, 32, 32]
+    np.testing.assert_allclose(out.asnumpy()[1, :3], [2, 2j, -2 + 2j], atol=1e-5)
+    out = ops.stft(X10, 4, 2, center=False, return_complex=True)
+    np.testing.assert_allclose(out.asnumpy()[:, 0], [6, -2 + 2j, -2], atol=1e-5)
+    out = ops.stft(X10, 4, 2, 3, window=Tensor([1., 2, 3]), center=False, normalized=True,
+                   return_complex=True)
+    np.testing.assert_allclose(out.asnumpy()[:, 1], [10, -5 - 3j, 4], atol=1e-5)
+    assert ops.stft(X10, 4, 2, center=False, onesided=False, return_complex=True).shape == (4, 4)
+    out = ops.stft(X10, 4, 2)                         # return_complex None: real pairs
+    assert out.dtype == ms.float32 and out.shape == (3, 6, 2)
+    assert ops.stft(X10, 4, 2, pad_mode="CONSTANT", return_complex=True).shape == (3, 6)
+    assert ops.stft(Tensor(np.ones((2, 10), np.float32)), 4, 2).shape == (2, 3, 6, 2)
+    assert ops.stft(Tensor(np.arange(10.)), 4, return_complex=True).dtype == ms.complex128
+    cls = ops.STFT(4, 2, 4, False, True, True)(X10, Tensor(np.ones(4, np.float32)))
+    np.testing.assert_allclose(cls.asnumpy(), ops.stft(X10, 4, 2, center=False,
+                                                       return_complex=True).asnumpy())
+    with pytest.raises(ValueError, match="pad_mode"):
+        ops.stft(X10, 4, pad_mode="EDGE")
+    with pytest.raises(ValueError, match="window"):
+        ops.stft(X10, 4, window=Tensor([1., 2.]))
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        ops.stft(Tensor(np.ones((1, 1, 8), np.float32)), 4)
+
+
+# ----------------------------------------------------------------- TensorDump
+def test_tensordump_writes_npy_files_named_as_mindspore(tmp_path, monkeypatch):
+    from spore._prims import ops_b
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ops_b, "_dump_count", [0])
+    assert ops.tensordump("foo", Tensor([1., 2.])) is None
+    ops.tensordump("foo", Tensor([1, 2]))
+    ops.tensordump(str(tmp_path / "sub" / "bar.npy"), Tensor([[1, 2]], ms.int32))
+    ops.TensorDump()("baz", Tensor([True]))
+    ops.TensorDump("in")("qq", Tensor([1.5], ms.float16))
+    names = sorted(os.path.relpath(os.path.join(d, f), tmp_path)
+                   for d, _, fs in os.walk(tmp_path) for f in fs)
+    assert names == ["baz_bool_3.npy", "foo_float32_0.npy", "foo_int64_1.npy",
+                     "qq_float16_4.npy", os.path.join("sub", "bar_int32_2.npy")]
+    assert np.load(tmp_path / "sub" / "bar_int32_2.npy").tolist() == [[1, 2]]
+    with pytest.raises(ValueError, match="mode"):
+        ops.tensordump("x", Tensor([1.]), "all")
+    with pytest.raises(TypeError, match="file_name"):
+        ops.tensordump(3, Tensor([1.]))
+
+
+def test_tensordump_runs_at_every_call_of_a_compiled_function(tmp_path, monkeypatch):
+    from spore._prims import ops_b
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ops_b, "_dump_count", [0])
+
+    @ms.jit
+    def f(x):
+        ops.tensordump("y", x * 2)
+        return x + 1
+    f(Tensor([1.]))
+    f(Tensor([2.]))
+    assert sorted(os.listdir(tmp_path)) == ["y_float32_0.npy", "y_float32_1.npy"]
+    assert np.load(tmp_path / "y_float32_1.npy").tolist() == [4.]
+
+
+# ----------------------------------------------------------------- Taylor mode
+def _f1(x):
+    return ops.exp(ops.sin(x))
+
+
+def _f2(x, y):
+    return x * ops.sin(y)
+
+
+def test_jet_and_derivative_match_mindspore():
+    x = Tensor([0.5, 1.0])
+    out, d3 = ops.derivative(_f1, x, 3)
+    np.testing.assert_allclose(out.asnumpy(), [1.6151463, 2.319777], rtol=1e-6)
+    np.testing.assert_allclose(d3.asnumpy(), [-2.3644414, -4.0515366], rtol=1e-5)
+    _, d1 = ops.derivative(_f1, x, 1)
+    np.testing.assert_allclose(d1.asnumpy(), [1.4174242, 1.2533808], rtol=1e-6)
+    out, d2 = ops.derivative(_f2, (Tensor([0.5]), Tensor([1.0])), 2)
+    np.testing.assert_allclose(d2.asnumpy(), [0.6598691], rtol=1e-5)
+    out, series = ops.jet(_f1, x, Tensor([[1., 1.], [2., 3.], [1., 0.5]]))
+    assert series.shape == (3, 2)
+    np.testing.assert_allclose(series.asnumpy(), [[1.4174242, 1.2533808],
+                                                  [3.3044128, 2.485322],
+                                                  [1.870369, -14.898229]], rtol=1e-5)
+    out, series = ops.jet(_f2, (Tensor([0.5]), Tensor([1.0])),
+                          (Tensor([[1.], [0.]]), Tensor([[1.], [0.]])))
+    np.testing.assert_allclose(series.asnumpy(), [[1.1116221], [0.6598691]], rtol=1e-5)
+    _, d = ops.derivative(lambda v: v * v * v, Tensor([2]), 2)   # ints become Float32
+    assert d.dtype == ms.float32 and _v(d) == [12]
+    with pytest.raises(ValueError, match="order"):
+        ops.derivative(_f1, x, 0)
+    with pytest.raises(ValueError, match="series"):
+        ops.jet(_f1, x, Tensor([1., 1.]))
+
+
+def test_linearize_matches_mindspore():
+    a = Tensor(np.ones((2, 3), np.float32))
+    b = Tensor(np.arange(6).reshape(3, 2).astype(np.float32))
+    out, jvp_fn = ops.linearize(lambda x, y: ops.matmul(x, y), (a, b))
+    assert _v(out) == [[6, 9], [6, 9]]
+    ones = (Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((3, 2), np.float32)))
+    assert _v(jvp_fn(ones)) == [[9, 12], [9, 12]]
+    assert _v(jvp_fn(*ones)) == [[9, 12], [9, 12]]
+    out, jvp_fn = ops.linearize(ops.sin, Tensor([1.0, 2.0]))
+    np.testing.assert_allclose(jvp_fn(Tensor([2.0, 3.0])).asnumpy(), [1.0806046, -1.2484405],
+                               rtol=1e-6)
+    with pytest.raises(TypeError, match="inputs"):
+        ops.linearize(ops.sin, [1.0])
+
+
+# ----------------------------------------------------------------- InsertGradientOf
+def test_insert_gradient_of_replaces_the_gradient():
+    times10 = ops.InsertGradientOf(lambda dx: dx * 10)
+    assert _v(times10(Tensor([1.]))) == [1]
+    assert _v(ms.grad(lambda x: times10(x) * 3)(Tensor([1.]))) == [30]
+    clip = ops.InsertGradientOf(lambda dx: ops.clamp(dx, 0.2, 1.0))
+    g = ms.grad(lambda x, y: clip(x) * clip(y), grad_position=(0, 1))(Tensor([1.5]),
+                                                                       Tensor([0.1]))
+    np.testing.assert_allclose([g[0].asnumpy()[0], g[1].asnumpy()[0]], [0.2, 1.0], rtol=1e-6)
+    assert times10(3) == 3
+    with pytest.raises(TypeError, match="function"):
+        ops.InsertGradientOf(3)
+
+
+# ----------------------------------------------------------------- RNNTLoss
+def _log_softmax(a):
+    return a - np.log(np.exp(a).sum(-1, keepdims=True))
+
+
+def _rnnt_brute(acts, labels, t_len, u_len, blank=0):
+    """-log of the summed probability of every alignment (T blanks, U labels)."""
+    lp = _log_softmax(acts.astype(np.float64))
+    total = 0.0
+    for where in itertools.combinations(range(t_len + u_len - 1), u_len):
+        t = u = 0
+        logp = 0.0
+        for step in range(t_len + u_len - 1):
+            if step in where:
+                logp += lp[t, u, labels[u]]
+                u += 1
+            else:
+                logp += lp[t, u, blank]
+                t += 1
+        total += np.exp(logp + lp[t_len - 1, u_len, blank])
+    return -np.log(total)
+
+
+def test_rnnt_loss_costs_and_gradients():
+    rng = np.random.default_rng(0)
+    acts = rng.random((2, 4, 3, 5)).astype(np.float32)
+    labels = np.array([[1, 2], [3, 0]], np.int32)
+    t_len, u_len = np.array([4, 3], np.int32), np.array([2, 1], np.int32)
+    costs, grads = ops.RNNTLoss(0)(Tensor(acts), Tensor(labels), Tensor(t_len), Tensor(u_len))
+    assert costs.shape == (2,) and costs.dtype == ms.float32 and grads.shape == acts.shape
+    want = [_rnnt_brute(acts[b], labels[b], t_len[b], u_len[b]) for b in range(2)]
+    np.testing.assert_allclose(costs.asnumpy(), want, rtol=1e-5)
+    a64, eps = acts.astype(np.float64), 1e-5
+    for idx in [(0, 0, 0, 0), (0, 1, 1, 2), (1, 2, 1, 3), (0, 3, 2, 0), (1, 3, 0, 1)]:
+        b = idx[0]
+        up, down = a64.copy(), a64.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        num = (_rnnt_brute(up[b], labels[b], t_len[b], u_len[b])
+               - _rnnt_brute(down[b], labels[b], t_len[b], u_len[b])) / (2 * eps)
+        np.testing.assert_allclose(grads.asnumpy()[idx], num, rtol=1e-4, atol=1e-6)
+    # a step beyond a sequence's length gets no gradient
+    assert np.all(grads.asnumpy()[1, 3] == 0)
+    with pytest.raises(TypeError, match="int32"):
+        ops.RNNTLoss()(Tensor(acts), Tensor(labels.astype(np.int64)), Tensor(t_len),
+                       Tensor(u_len))
+    with pytest.raises(ValueError, match="lengths"):
+        ops.RNNTLoss()(Tensor(acts), Tensor(labels), Tensor(np.array([5, 1], np.int32)),
+                       Tensor(u_len))
+
+
+# ----------------------------------------------------------------- NoRepeatNGram, PyFunc, Morph
+def test_no_repeat_ngram_matches_mindspore():
+    state = Tensor([[[1, 2, 1, 2, 5, 1, 2], [9, 3, 9, 5, 4, 1, 5]],
+                    [[4, 8, 6, 4, 5, 6, 4], [4, 8, 8, 4, 3, 4, 8]]], ms.int32)
+    lp = Tensor(np.arange(40).reshape(2, 2, 10).astype(np.float32))
+    low = np.finfo(np.float32).min
+    banned = ops.NoRepeatNGram(3)(state, lp).asnumpy() == low
+    assert [np.flatnonzero(banned[b, k]).tolist() for b in range(2) for k in range(2)] == [
+        [1, 5], [], [5], [8]]
+    banned = ops.NoRepeatNGram(1)(state, lp).asnumpy() == low
+    assert np.flatnonzero(banned[0, 0]).tolist() == [1, 2, 5]
+    assert np.flatnonzero(banned[1, 0]).tolist() == [4, 5, 6, 8]
+    with pytest.raises(ValueError, match="ngram_size"):
+        ops.NoRepeatNGram(8)(state, lp)
+    with pytest.raises(ValueError, match="greater than 0"):
+        ops.NoRepeatNGram(0)
+
+
+def test_py_func_runs_the_python_function():
+    def add(x, y):
+        return x + y
+    f = ops.PyFunc(add, [ms.float32, ms.float32], [(3,), (3,)], [ms.float32], [(3,)])
+    out = f(Tensor([1., 2, 3]), Tensor([1., 2, 3]))
+    assert isinstance(out, tuple) and _v(out[0]) == [2, 4, 6]
+    with pytest.raises(RuntimeError, match="Tuple/List inputs"):
+        f((Tensor([1., 2, 3]), Tensor([1., 2, 3])))
+    with pytest.raises(ValueError, match="out_shapes"):
+        ops.PyFunc(add, [ms.float32] * 2, [(3,)] * 2, [ms.float32], [(2,)])(
+            Tensor([1., 2, 3]), Tensor([1., 2, 3]))
+
+
+def test_morph_applies_fn_and_its_bprop():
+    def mul_by_100(x):
+        return x * 100
+
+    def same(*args):
+        return args[0]
+    w0, w1 = Tensor([1., 2., 3.]), Tensor([4., 5., 6.])
+    morph = ops.Morph(mul_by_100, same, same)
+
+    def net(x):
+        return morph(x * w0) * w1
+    x = Tensor([7., 8., 9.])
+    assert _v(ms.grad(net)(x)) == [400, 1000, 1800]      # MindSpore's documented example
+
+    def bprop(x, out, dout):
+        return (dout * 2,)
+    custom = ops.Morph(mul_by_100, same, same, bprop)
+    assert _v(custom(Tensor([1.]))) == [100]
+    assert _v(ms.grad(lambda v: custom(v) * 3)(Tensor([1.]))) == [6]
+    with pytest.raises(ValueError, match="infer_shape"):
+        ops.Morph(mul_by_100, lambda s: [5], same)(Tensor([1.]))
