@@ -290,6 +290,75 @@ def add_flags(fn=None, **flags):
     return mark if fn is None else mark(fn)
 
 
+# ------------------------------------------------------------------ RowTensor helpers
+def _row_tensor(name, x):
+    from .._sparse import RowTensor
+    if not isinstance(x, RowTensor):
+        raise TypeError(f"For '{name}', input[0] should be RowTensor, but got "
+                        f"{type(x).__name__}.")
+    return x
+
+
+def make_row_tensor_inner(indices, values, dense_shape):
+    """The RowTensor whose rows ``indices`` hold ``values`` in a tensor of ``dense_shape``
+    (the constructor MindSpore's graph parser calls for ``RowTensorInner``)."""
+    from .._sparse import RowTensor
+    return RowTensor(indices, values, dense_shape)
+
+
+def row_tensor_get_values(x):
+    """The ``values`` of the RowTensor ``x``."""
+    return _row_tensor("RowTensorGetValues", x).values
+
+
+def row_tensor_get_indices(x):
+    """The row ``indices`` of the RowTensor ``x``."""
+    return _row_tensor("RowTensorGetIndices", x).indices
+
+
+def row_tensor_get_dense_shape(x):
+    """The ``dense_shape`` (a tuple) of the RowTensor ``x``."""
+    return _row_tensor("RowTensorGetDenseShape", x).dense_shape
+
+
+def row_tensor_add(x, y):
+    """The RowTensor ``x`` plus the dense tensor ``y`` (broadcast to ``x``'s dense shape):
+    a RowTensor of ``x``'s dtype holding every row of the sum."""
+    from .._sparse import RowTensor
+    x = _row_tensor("RowTensorAdd", x)
+    y = _tensor("RowTensorAdd", "y", y)
+    ops = _ops()
+    try:
+        out_shape = np.broadcast_shapes(tuple(x.dense_shape), y.shape)
+    except ValueError:
+        out_shape = None
+    if out_shape != tuple(x.dense_shape):
+        raise ValueError(f"For 'RowTensorAdd', the 'y' must broadcast to the dense shape "
+                         f"{list(x.dense_shape)}, but got shape {list(y.shape)}.")
+    dense = x.to_dense() + y.astype(x.values.dtype)
+    rows = ops.arange(x.dense_shape[0], dtype=x.indices.dtype)
+    return RowTensor(rows, dense, x.dense_shape)
+
+
+class _RecomputeBlock:
+    """``ops.recompute_block(block, output_recompute=False)``: a function running the Cell
+    ``block`` under ``mindspore.recompute`` (its activations are recomputed in the backward
+    pass instead of kept); ``output_recompute`` is accepted as MindSpore's."""
+
+    def __call__(self, block, output_recompute=False):
+        from .._autodiff.recompute import recompute
+
+        def run(*args, **kwargs):
+            return recompute(block, *args, output_recompute=output_recompute, **kwargs)
+        return run
+
+    def __repr__(self):
+        return "recompute_block"
+
+
+recompute_block = _RecomputeBlock()
+
+
 # ------------------------------------------------------------------ STFT
 def _stft_frames(x, n_fft, hop):
     """(..., n_frames, n_fft) frames of ``x``'s last axis, ``hop`` samples apart."""
@@ -477,4 +546,4 @@ def linearize(fn, inputs):
     return out, jvp_fn
 
 
-__all__ = public_functions(globals(), __name__)
+__all__ = public_functions(globals(), __name__) + ["recompute_block"]

@@ -310,3 +310,43 @@ def test_functional_helpers():
     def g(x):
         return x
     assert ops.Reusing()(g)._func_graph_flags == {"no_inline": True}
+
+
+# ----------------------------------------------------------------- RowTensor helpers, modules
+def test_row_tensor_helpers():
+    rt = ms.RowTensor(Tensor([0, 2]), Tensor([[1., 2], [3, 4]]), (3, 2))
+    assert ops.row_tensor_get_values(rt) is rt.values
+    assert _v(ops.row_tensor_get_indices(rt)) == [0, 2]
+    assert tuple(ops.row_tensor_get_dense_shape(rt)) == (3, 2)
+    total = ops.row_tensor_add(rt, Tensor([1., 1.]))
+    assert isinstance(total, ms.RowTensor) and total.values.dtype == ms.float32
+    assert _v(total.to_dense()) == [[2, 3], [1, 1], [4, 5]]
+    made = ops.make_row_tensor_inner(Tensor([1]), Tensor([[5., 6]]), (3, 2))
+    assert _v(made.to_dense()) == [[0, 0], [5, 6], [0, 0]]
+    with pytest.raises(TypeError, match="RowTensor"):
+        ops.row_tensor_get_values(Tensor([1.]))
+    with pytest.raises(ValueError, match="dense shape"):
+        ops.row_tensor_add(rt, Tensor(np.ones((4, 2), np.float32)))
+
+
+def test_recompute_block_and_the_primitive_module():
+    from spore import nn
+
+    class Block(nn.Cell):
+        def construct(self, x):
+            return ops.sin(x) * 2
+    run = ops.recompute_block(Block())
+    x = Tensor([0.5, 1.0])
+    np.testing.assert_allclose(run(x).asnumpy(), 2 * np.sin([0.5, 1.0]), rtol=1e-6)
+    np.testing.assert_allclose(ms.grad(lambda v: run(v).sum())(x).asnumpy(),
+                               2 * np.cos([0.5, 1.0]), rtol=1e-6)
+    from spore.ops.primitive import Primitive, prim_attr_register
+    assert Primitive is ops.Primitive and prim_attr_register is ops.prim_attr_register
+    assert ops.primitive.PrimitiveWithInfer is ops.PrimitiveWithInfer
+
+
+@pytest.mark.parametrize("name", ["J", "distribute", "embed", "ref_to_embed",
+                                  "make_map_parameter"])
+def test_graph_internal_primitives_are_absent_with_the_reason(name):
+    with pytest.raises(NotImplementedError, match="not public API"):
+        getattr(ops, name)
