@@ -359,6 +359,95 @@ class _RecomputeBlock:
 recompute_block = _RecomputeBlock()
 
 
+# ------------------------------------------------------------------ ScaleAndTranslate
+def _lanczos(radius):
+    def k(x):
+        x = np.abs(x)
+        safe = np.where(x > 1e-3, x, 1.0)
+        w = radius * np.sin(np.pi * safe) * np.sin(np.pi * safe / radius) / (np.pi ** 2 * safe ** 2)
+        return np.where(x > radius, 0.0, np.where(x <= 1e-3, 1.0, w))
+    return k, float(radius)
+
+
+def _cubic(b, c):
+    """The (b, c) family of cubic kernels of radius 2 (Keys: b=0, c=0.5; Mitchell: 1/3)."""
+    def k(x):
+        x = np.abs(x)
+        near = ((12 - 9 * b - 6 * c) * x ** 3 + (-18 + 12 * b + 6 * c) * x ** 2 + (6 - 2 * b)) / 6
+        far = ((-b - 6 * c) * x ** 3 + (6 * b + 30 * c) * x ** 2 + (-12 * b - 48 * c) * x
+               + (8 * b + 24 * c)) / 6
+        return np.where(x >= 2, 0.0, np.where(x >= 1, far, near))
+    return k, 2.0
+
+
+_SAMPLING_KERNELS = {
+    "lanczos1": _lanczos(1), "lanczos3": _lanczos(3), "lanczos5": _lanczos(5),
+    "gaussian": (lambda x: np.where(np.abs(x) >= 1.5, 0.0, np.exp(-2.0 * x * x)), 1.5),
+    "box": (lambda x: np.where(np.abs(x) < 0.5, 1.0, np.where(np.abs(x) == 0.5, 0.5, 0.0)),
+            1.0),
+    "triangle": (lambda x: np.maximum(1.0 - np.abs(x), 0.0), 1.0),
+    "keyscubic": _cubic(0.0, 0.5),
+    "mitchellcubic": _cubic(1.0 / 3.0, 1.0 / 3.0),
+}
+
+
+def _resample_matrix(kernel_type, out_size, in_size, scale, translate, antialias):
+    """(out_size, in_size) weights: output pixel x samples the input around
+    ``(x + 0.5 - translate) / scale``, the kernel widened by 1/scale when shrinking with
+    ``antialias``, the weights of each output normalised to sum to 1 (none outside)."""
+    kernel, radius = _SAMPLING_KERNELS[kernel_type]
+    f32 = np.float32       # single precision as MindSpore's kernel: it decides the edges
+    inv = f32(1.0) / f32(scale)
+    shift = -inv * f32(translate)
+    widen = max(inv, f32(1.0)) if antialias else f32(1.0)
+    m = np.zeros((out_size, in_size), np.float64)
+    for x in range(out_size):
+        centre = f32(x + 0.5) * inv + shift
+        if centre < 0 or centre > in_size:
+            continue
+        lo = min(max(int(np.ceil(centre - radius * widen - 0.5)), 0), in_size - 1)
+        hi = min(max(int(np.floor(centre + radius * widen - 0.5)), 0), in_size - 1) + 1
+        src = np.arange(lo, hi)
+        w = kernel(np.abs((src + 0.5 - centre) / widen))
+        total = w.sum()
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            m[x, lo:hi] = w / total
+    return m.astype(np.float32)
+
+
+def _scale_and_translate(images, size, scale, translation, kernel_type, antialias):
+    """``images`` (N, H, W, C) resampled to ``size`` (the adapter of ops.ScaleAndTranslate):
+    two weight matrices applied by matmul, so the result is differentiable in ``images``."""
+    ops = _ops()
+    x = _tensor("ScaleAndTranslate", "images", images)
+    if x.ndim != 4:
+        raise ValueError(f"For 'ScaleAndTranslate', the 'images' must be 4-D (batch, height, "
+                         f"width, channel), but got rank {x.ndim}.")
+    vals = {}
+    for arg, v in (("size", size), ("scale", scale), ("translation", translation)):
+        t = _tensor("ScaleAndTranslate", arg, v)
+        if t.shape != (2,):
+            raise ValueError(f"For 'ScaleAndTranslate', the '{arg}' must be a 1-D tensor of 2 "
+                             f"elements, but got shape {list(t.shape)}.")
+        vals[arg] = t.asnumpy().tolist()
+    if size.dtype != D.int32:
+        raise TypeError(f"For 'ScaleAndTranslate', the 'size' must be int32, but got "
+                        f"{size.dtype}.")
+    (oh, ow), (sh, sw), (th, tw) = vals["size"], vals["scale"], vals["translation"]
+    if oh <= 0 or ow <= 0 or sh <= 0 or sw <= 0:
+        raise ValueError(f"For 'ScaleAndTranslate', the 'size' and 'scale' must be positive, "
+                         f"but got {vals['size']} and {vals['scale']}.")
+    rows = _Tensor(_resample_matrix(kernel_type, int(oh), x.shape[1], sh, th, antialias))
+    cols = _Tensor(_resample_matrix(kernel_type, int(ow), x.shape[2], sw, tw, antialias))
+    xf = x.astype(D.float32)
+    n, h, w, c = x.shape
+    # rows: (oh, h) @ (h, n*w*c) ; then cols over the width axis
+    t = ops.matmul(rows, ops.reshape(ops.transpose(xf, (1, 0, 2, 3)), (h, n * w * c)))
+    t = ops.transpose(ops.reshape(t, (int(oh), n, w, c)), (1, 0, 3, 2))    # (n, oh, c, w)
+    t = ops.matmul(t, ops.transpose(cols, (1, 0)))                        # (n, oh, c, ow)
+    return ops.transpose(t, (0, 1, 3, 2))
+
+
 # ------------------------------------------------------------------ STFT
 def _stft_frames(x, n_fft, hop):
     """(..., n_frames, n_fft) frames of ``x``'s last axis, ``hop`` samples apart."""

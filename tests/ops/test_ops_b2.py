@@ -268,3 +268,46 @@ def test_morph_applies_fn_and_its_bprop():
     assert _v(ms.grad(lambda v: custom(v) * 3)(Tensor([1.]))) == [6]
     with pytest.raises(ValueError, match="infer_shape"):
         ops.Morph(mul_by_100, lambda s: [5], same)(Tensor([1.]))
+
+
+# ----------------------------------------------------------------- ScaleAndTranslate
+_IMG = Tensor(np.arange(12, dtype=np.float32).reshape(1, 3, 4, 1) ** 1.5)
+
+
+@pytest.mark.parametrize("kernel,antialias,size,scale,shift,want", [
+    ("lanczos3", True, (4, 6), (1.4, 1.5), (0.3, -0.5),
+     [[-0.6903, -0.2243, 0.5359, 1.9967, 3.5012, 4.1073],
+      [1.0514, 2.1052, 3.3923, 5.2332, 7.108, 7.8434],
+      [9.6495, 12.0082, 14.4961, 17.2642, 20.0382, 21.0914],
+      [21.1427, 24.1512, 27.2849, 30.6418, 33.9812, 35.2402]]),
+    ("triangle", True, (2, 2), (0.6, 0.5), (0.0, 0.2), [[4.2597, 8.1698], [20.1478, 27.0802]]),
+    ("keyscubic", False, (2, 2), (0.6, 0.5), (0.0, 0.2), [[1.7887, 5.7962], [22.8764, 32.1406]]),
+])
+def test_scale_and_translate_matches_mindspore(kernel, antialias, size, scale, shift, want):
+    out = ops.ScaleAndTranslate(kernel, antialias)(
+        _IMG, Tensor(np.array(size, np.int32)), Tensor(np.array(scale, np.float32)),
+        Tensor(np.array(shift, np.float32)))
+    assert out.dtype == ms.float32 and out.shape == (1,) + size + (1,)
+    np.testing.assert_allclose(out.asnumpy()[0, :, :, 0], want, atol=1e-4)
+
+
+def test_scale_and_translate_gradient_and_errors():
+    op = ops.ScaleAndTranslate("lanczos3")
+    args = (Tensor(np.array([4, 5], np.int32)), Tensor(np.array([1.3, 0.8], np.float32)),
+            Tensor(np.array([0.1, 0.2], np.float32)))
+    img = np.random.default_rng(0).random((2, 3, 4, 2))
+    x = Tensor(img.astype(np.float32))
+    g = ms.grad(lambda v: (op(v, *args) ** 2).sum())(x).asnumpy()
+    eps = 1e-2
+    for idx in [(0, 0, 0, 0), (1, 2, 3, 1), (0, 1, 2, 1)]:
+        up, down = img.copy(), img.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        f = lambda a: float((op(Tensor(a.astype(np.float32)), *args) ** 2).sum().asnumpy())
+        np.testing.assert_allclose(g[idx], (f(up) - f(down)) / (2 * eps), rtol=2e-3)
+    with pytest.raises(ValueError, match="kernel_type"):
+        ops.ScaleAndTranslate("cubic")
+    with pytest.raises(ValueError, match="4-D"):
+        op(Tensor(np.ones((3, 4, 2), np.float32)), *args)
+    with pytest.raises(TypeError, match="int32"):
+        op(x, Tensor(np.array([4, 5], np.int64)), *args[1:])

@@ -656,3 +656,25 @@ class Morph(Primitive):
             if isinstance(o, Tensor) and (list(o.shape) != list(s) or o.dtype != d):
                 raise ValueError(f"For 'Morph', 'fn' returned {list(o.shape)} {o.dtype}, but "
                                  f"'infer_shape'/'infer_dtype' give {list(s)} {d}.")
+
+
+class ScaleAndTranslate(Primitive):
+    """``ScaleAndTranslate(kernel_type='lanczos3', antialias=True)(images, size, scale,
+    translation)``: (N, H, W, C) images resampled to ``size`` (int32 (2,)) by the filter
+    ``kernel_type``: output pixel (y, x) samples the input at ``((y, x) + 0.5 -
+    translation) / scale``; ``antialias`` widens the filter when shrinking. Float32 out."""
+
+    def __init__(self, kernel_type="lanczos3", antialias=True):
+        super().__init__()
+        if not isinstance(kernel_type, str):
+            raise TypeError(f"For 'ScaleAndTranslate', the 'kernel_type' must be a str, but got "
+                            f"{type(kernel_type).__name__}.")
+        if kernel_type not in F._SAMPLING_KERNELS:
+            raise ValueError(f"For 'ScaleAndTranslate', the 'kernel_type' must be one of "
+                             f"{list(F._SAMPLING_KERNELS)}, but got {kernel_type!r}.")
+        self.kernel_type = kernel_type
+        self.antialias = _bool_attr("ScaleAndTranslate", "antialias", antialias)
+
+    def __call__(self, images, size, scale, translation):
+        return F._scale_and_translate(images, size, scale, translation, self.kernel_type,
+                                      self.antialias)
