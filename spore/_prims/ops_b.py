@@ -187,3 +187,84 @@ def _rnnt_loss_infer(attrs, acts, labels, input_lengths, label_lengths):
 # recursions (float64 inside). As in MindSpore the gradient is an output, not a rule.
 rnnt_loss_p = Primitive("RNNTLoss", _make_rnnt_loss, kind="opaque", multiple_results=True,
                         nondiff=True, infer=_rnnt_loss_infer)
+
+
+# ----------------------------------------------------------------- RotatedIou
+def _corners(box, trans):
+    """The four corners (counter-clockwise) of an 'xywht' box (centre, size, angle in
+    degrees) or an 'xyxyt' box (two corners before the rotation about the centre)."""
+    if trans:
+        x1, y1, x2, y2, t = box
+        cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, abs(x2 - x1), abs(y2 - y1)
+    else:
+        cx, cy, w, h, t = box
+    a = np.deg2rad(t)
+    c, s = np.cos(a), np.sin(a)
+    local = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+    return local @ np.array([[c, s], [-s, c]]) + np.array([cx, cy])
+
+
+def _clip(poly, a, b, eps):
+    """The part of the convex polygon ``poly`` left of the directed edge a -> b."""
+    def side(p):
+        return (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+    out = []
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        sp, sq = side(p), side(q)
+        if sp >= -eps:
+            out.append(p)
+        if (sp >= -eps) != (sq >= -eps) and sp != sq:
+            out.append(p + (q - p) * (sp / (sp - sq)))
+    return out
+
+
+def _area(poly):
+    if len(poly) < 3:
+        return 0.0
+    p = np.asarray(poly)
+    return 0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], -1)) - np.dot(p[:, 1], np.roll(p[:, 0], -1)))
+
+
+def _overlap(p, q, mode, eps):
+    inter = list(p)
+    for i in range(4):
+        if not inter:
+            break
+        inter = _clip(inter, q[i], q[(i + 1) % 4], eps)
+    area = _area(inter)
+    a, b = _area(p), _area(q)
+    denom = a if mode == 1 else a + b - area
+    return area / denom if denom > 0 else 0.0
+
+
+def _make_rotated_iou(xp):
+    def rotated_iou(boxes, query, *, trans, mode, is_cross, v_threshold, e_threshold):
+        eps = max(float(v_threshold), float(e_threshold), 0.0)
+        bs = boxes.astype(np.float64)
+        qs = query.astype(np.float64)
+        out_dtype = boxes.dtype
+        B, N, K = bs.shape[0], bs.shape[1], qs.shape[1]
+        corners_b = [[_corners(bs[i, n], trans) for n in range(N)] for i in range(B)]
+        corners_q = [[_corners(qs[i, k], trans) for k in range(K)] for i in range(B)]
+        if is_cross:
+            out = np.array([[[_overlap(corners_b[i][n], corners_q[i][k], mode, eps)
+                              for k in range(K)] for n in range(N)] for i in range(B)])
+            return out.reshape(B, N, K).astype(out_dtype)
+        out = np.array([[_overlap(corners_b[i][n], corners_q[i][n], mode, eps)
+                         for n in range(N)] for i in range(B)])
+        return out.reshape(B, N).astype(out_dtype)
+    return rotated_iou
+
+
+def _rotated_iou_infer(attrs, boxes, query):
+    shape = ((boxes.shape[0], boxes.shape[1], query.shape[1]) if attrs["is_cross"]
+             else (boxes.shape[0], boxes.shape[1]))
+    return ShapedArray(shape, boxes.dtype)
+
+
+# ``RotatedIou(boxes, query_boxes; trans, mode, is_cross, v_threshold, e_threshold)``: the
+# IoU (mode 0) or IoF (mode 1, over the area of ``boxes``) of rotated rectangles, by
+# clipping one rectangle's polygon by the other's edges (float64 inside).
+rotated_iou_p = Primitive("RotatedIou", _make_rotated_iou, kind="opaque", nondiff=True,
+                          infer=_rotated_iou_infer)

@@ -448,6 +448,90 @@ def _scale_and_translate(images, size, scale, translation, kernel_type, antialia
     return ops.transpose(t, (0, 1, 3, 2))
 
 
+# ------------------------------------------------------------------ deformable attention
+def _msda_check(value, shape, offset, locations, weight):
+    name = "multi_scale_deformable_attn_function"
+    for arg, t, kinds in (("value", value, "f"), ("shape", shape, "i"), ("offset", offset, "i"),
+                          ("locations", locations, "f"), ("weight", weight, "f")):
+        _tensor(name, arg, t)
+        # float64 too (MindSpore's Ascend kernel stops at float32): Spore computes on the CPU
+        ok = (t.dtype in (D.float32, D.float16, D.float64)) if kinds == "f" else (
+            t.dtype in (D.int32, D.int64))
+        if not ok:
+            want = "float16, float32 or float64" if kinds == "f" else "int32 or int64"
+            raise RuntimeError(f"For '{name}', the dtype of '{arg}' must be {want}, but got "
+                               f"{t.dtype}.")
+    if value.ndim != 4 or locations.ndim != 6 or weight.ndim != 5:
+        raise ValueError(f"For '{name}', expected value (bs, num_keys, num_heads, embed_dims), "
+                         f"locations (bs, num_queries, num_heads, num_levels, num_points, 2) and "
+                         f"weight (bs, num_queries, num_heads, num_levels, num_points), but got "
+                         f"{list(value.shape)}, {list(locations.shape)}, {list(weight.shape)}.")
+    if value.shape[3] % 8:
+        raise RuntimeError(f"For '{name}', the embed_dims must be a multiple of 8, but got "
+                           f"{value.shape[3]}.")
+    levels = locations.shape[3]
+    if shape.shape != (levels, 2) or offset.shape != (levels,) or \
+            weight.shape != locations.shape[:5] or locations.shape[5] != 2:
+        raise ValueError(f"For '{name}', 'shape' must be (num_levels, 2), 'offset' "
+                         f"(num_levels,) and 'weight' the first five dimensions of "
+                         f"'locations', with num_levels = {levels}.")
+
+
+def multi_scale_deformable_attn_function(value, shape, offset, locations, weight):
+    """Multi-scale deformable attention (Deformable DETR): for every query, head, level and
+    point, the level's feature map (rows ``offset[l]`` onwards of ``value``, ``shape[l]`` =
+    (H, W)) is sampled bilinearly at ``locations`` ((x, y) in [0, 1], zero outside), and
+    the samples are summed with ``weight``. Returns (bs, num_queries, num_heads *
+    embed_dims)."""
+    ops = _ops()
+    _msda_check(value, shape, offset, locations, weight)
+    bs, _, heads, dims = value.shape
+    _, queries, _, levels, points, _ = locations.shape
+    sizes = shape.asnumpy().tolist()
+    starts = offset.asnumpy().tolist()
+    grids = locations * 2 - 1
+    samples = []
+    for level, ((h, w), start) in enumerate(zip(sizes, starts)):
+        v = value[:, start:start + h * w]                          # (bs, h*w, heads, dims)
+        v = ops.reshape(ops.transpose(v, (0, 2, 3, 1)), (bs * heads, dims, h, w))
+        g = ops.transpose(grids[:, :, :, level], (0, 2, 1, 3, 4))  # (bs, heads, q, p, 2)
+        g = ops.reshape(g, (bs * heads, queries, points, 2))
+        samples.append(ops.grid_sample(v, g, "bilinear", "zeros", False))  # (bh, d, q, p)
+    stacked = ops.reshape(ops.stack(samples, -2), (bs * heads, dims, queries, levels * points))
+    w = ops.reshape(ops.transpose(weight, (0, 2, 1, 3, 4)),
+                    (bs * heads, 1, queries, levels * points))
+    out = ops.reshape(ops.sum(stacked * w, -1), (bs, heads * dims, queries))
+    return ops.transpose(out, (0, 2, 1))
+
+
+def rotated_iou(boxes, query_boxes, trans=False, mode=0, is_cross=True, v_threshold=0.0,
+                e_threshold=0.0):
+    """The overlap of rotated rectangles (B, N, 5) and (B, K, 5): IoU (``mode`` 0) or the
+    intersection over the area of ``boxes`` (``mode`` 1), for every pair (``is_cross``:
+    (B, N, K)) or pairwise (N = K: (B, N)). A box is 'xywht' (centre, width, height,
+    angle in degrees) or with ``trans`` 'xyxyt' (corners, angle); the thresholds widen
+    the inside tests."""
+    from .._prims.ops_b import rotated_iou_p
+    b = _tensor("rotated_iou", "boxes", boxes)
+    q = _tensor("rotated_iou", "query_boxes", query_boxes)
+    if b.ndim != 3 or q.ndim != 3 or b.shape[2] != 5 or q.shape[2] != 5:
+        raise ValueError(f"For 'rotated_iou', the third dimension of 'boxes' and 'query_boxes' "
+                         f"must be 5, but got shapes {list(b.shape)} and {list(q.shape)}.")
+    if b.shape[0] != q.shape[0]:
+        raise ValueError(f"For 'rotated_iou', 'boxes' and 'query_boxes' must have the same "
+                         f"first dimension, but got {b.shape[0]} and {q.shape[0]}.")
+    if mode not in (0, 1):
+        raise ValueError(f"For 'rotated_iou', the 'mode' must be 0 or 1, but got {mode!r}.")
+    if not is_cross and b.shape[1] != q.shape[1]:
+        raise ValueError("For 'rotated_iou', one-to-one calculation (is_cross=False) needs as "
+                         "many boxes as query boxes.")
+    if not b.dtype.is_floating_point or q.dtype != b.dtype:
+        raise TypeError(f"For 'rotated_iou', 'boxes' and 'query_boxes' must be floating-point "
+                        f"tensors of one dtype, but got {b.dtype} and {q.dtype}.")
+    return rotated_iou_p(b, q, trans=bool(trans), mode=int(mode), is_cross=bool(is_cross),
+                         v_threshold=float(v_threshold), e_threshold=float(e_threshold))
+
+
 # ------------------------------------------------------------------ STFT
 def _stft_frames(x, n_fft, hop):
     """(..., n_frames, n_fft) frames of ``x``'s last axis, ``hop`` samples apart."""

@@ -311,3 +311,82 @@ def test_scale_and_translate_gradient_and_errors():
         op(Tensor(np.ones((3, 4, 2), np.float32)), *args)
     with pytest.raises(TypeError, match="int32"):
         op(x, Tensor(np.array([4, 5], np.int64)), *args[1:])
+
+
+# ----------------------------------------------------------------- deformable attention
+def _bilinear(fm, x, y):
+    """fm (H, W, D) sampled at normalised (x, y), align_corners=False, zeros outside."""
+    h, w, d = fm.shape
+    px, py = x * w - 0.5, y * h - 0.5
+    x0, y0 = int(np.floor(px)), int(np.floor(py))
+    acc = np.zeros(d)
+    for yy in (y0, y0 + 1):
+        for xx in (x0, x0 + 1):
+            if 0 <= yy < h and 0 <= xx < w:
+                acc += (1 - abs(px - xx)) * (1 - abs(py - yy)) * fm[yy, xx]
+    return acc
+
+
+_MSDA_SHAPES, _MSDA_STARTS = [(3, 4), (2, 2)], [0, 12]
+
+
+def _msda_ref(value, loc, wt):
+    bs, _, heads, dims = value.shape
+    queries, points = loc.shape[1], loc.shape[4]
+    out = np.zeros((bs, queries, heads, dims))
+    for b, q, h in np.ndindex(bs, queries, heads):
+        for lvl, ((hh, ww), s) in enumerate(zip(_MSDA_SHAPES, _MSDA_STARTS)):
+            fm = value[b, s:s + hh * ww, h].reshape(hh, ww, dims)
+            for p in range(points):
+                out[b, q, h] += wt[b, q, h, lvl, p] * _bilinear(fm, *loc[b, q, h, lvl, p])
+    return out.reshape(bs, queries, heads * dims).astype(value.dtype)
+
+
+def _msda(value, loc, wt):
+    return ops.multi_scale_deformable_attn_function(
+        value, Tensor(np.array(_MSDA_SHAPES, np.int32)), Tensor(np.array(_MSDA_STARTS, np.int64)),
+        loc, wt)
+
+
+MSDA = [OpCase("multi_scale_deformable_attn_function", _msda, _msda_ref,
+               [(2, 16, 2, 8), lambda r: r.uniform(0.05, 0.95, (2, 3, 2, 2, 4, 2)),
+                lambda r: r.random((2, 3, 2, 2, 4))], grad_argnums=(0, 2), rtol=1e-5,
+               atol=1e-5)]
+
+test_msda_forward, test_msda_infer, test_msda_gradient, test_msda_jit = table_tests(MSDA)
+
+
+def test_msda_checks_its_inputs():
+    v = Tensor(np.zeros((1, 16, 2, 6), np.float32))
+    loc = Tensor(np.zeros((1, 1, 2, 2, 1, 2), np.float32))
+    wt = Tensor(np.zeros((1, 1, 2, 2, 1), np.float32))
+    shapes = Tensor(np.array(_MSDA_SHAPES, np.int32))
+    starts = Tensor(np.array(_MSDA_STARTS, np.int32))
+    with pytest.raises(RuntimeError, match="multiple of 8"):
+        ops.multi_scale_deformable_attn_function(v, shapes, starts, loc, wt)
+    with pytest.raises(RuntimeError, match="int32 or int64"):
+        ops.multi_scale_deformable_attn_function(
+            Tensor(np.zeros((1, 16, 2, 8), np.float32)), shapes.astype(ms.float32), starts,
+            loc, wt)
+
+
+# ----------------------------------------------------------------- rotated_iou
+def test_rotated_iou_of_known_overlaps():
+    b = Tensor(np.array([[[0, 0, 2, 2, 0], [0, 0, 2, 2, 45], [5, 5, 1, 1, 0]]], np.float32))
+    q = Tensor(np.array([[[1, 0, 2, 2, 0], [0, 0, 2, 2, 90]]], np.float32))
+    octagon = 8 * (np.sqrt(2) - 1)          # two 2x2 squares at 45 degrees
+    out = ops.rotated_iou(b, q)
+    assert out.shape == (1, 3, 2) and out.dtype == ms.float32
+    np.testing.assert_allclose(out.asnumpy()[0], [[1 / 3, 1], [0.296266, octagon / (8 - octagon)],
+                                                  [0, 0]], rtol=1e-5, atol=1e-7)
+    iof = ops.rotated_iou(b, q, mode=1).asnumpy()[0]
+    np.testing.assert_allclose(iof[:2], [[0.5, 1], [0.4571068, octagon / 4]], rtol=1e-5)
+    out = ops.rotated_iou(Tensor(np.array([[[-1, -1, 1, 1, 0]]], np.float32)),
+                          Tensor(np.array([[[0, 0, 2, 2, 0]]], np.float32)), trans=True,
+                          is_cross=False)
+    assert out.shape == (1, 1)
+    np.testing.assert_allclose(out.asnumpy(), [[1 / 7]], rtol=1e-6)
+    with pytest.raises(ValueError, match="third dimension"):
+        ops.rotated_iou(Tensor(np.zeros((1, 2, 4), np.float32)), q)
+    with pytest.raises(ValueError, match="first dimension"):
+        ops.rotated_iou(Tensor(np.zeros((2, 2, 5), np.float32)), q)
