@@ -268,3 +268,89 @@ def _rotated_iou_infer(attrs, boxes, query):
 # clipping one rectangle's polygon by the other's edges (float64 inside).
 rotated_iou_p = Primitive("RotatedIou", _make_rotated_iou, kind="opaque", nondiff=True,
                           infer=_rotated_iou_infer)
+
+
+# ----------------------------------------------------------------- SampleDistortedBoundingBoxV2
+def _random_crop(gen, width, height, area_range, aspect):
+    """One try at a crop (x, y, w, h) of ``aspect`` (w / h) covering a fraction of the
+    image in ``area_range``: the height is drawn between the smallest and the largest that
+    fit, the position uniformly; None when no such crop exists."""
+    min_area = area_range[0] * width * height
+    max_area = area_range[1] * width * height
+    h = int(np.rint(np.sqrt(min_area / aspect)))
+    max_h = int(np.rint(np.sqrt(max_area / aspect)))
+    if np.rint(max_h * aspect) > width:
+        max_h = int((width + 0.5 - 1e-7) / aspect)
+    max_h = min(max_h, height)
+    h = min(h, max_h)
+    if h < max_h:
+        h += int(gen.integers(0, max_h - h + 1))
+    w = int(np.rint(h * aspect))
+    if w * h < min_area:
+        h += 1
+        w = int(np.rint(h * aspect))
+    if w * h > max_area:
+        h -= 1
+        w = int(np.rint(h * aspect))
+    if not (min_area <= w * h <= max_area and 0 < w <= width and 0 < h <= height):
+        return None
+    y = int(gen.integers(0, height - h)) if h < height else 0
+    x = int(gen.integers(0, width - w)) if w < width else 0
+    return x, y, w, h
+
+
+def _covers(crop, boxes, min_covered):
+    """Whether the crop holds at least ``min_covered`` of some box's area."""
+    x, y, w, h = crop
+    for x0, y0, x1, y1 in boxes:
+        area = (x1 - x0) * (y1 - y0)
+        if area <= 0:
+            continue
+        iw = max(0.0, min(x1, x + w) - max(x0, x))
+        ih = max(0.0, min(y1, y + h) - max(y0, y))
+        if iw * ih / area >= min_covered:
+            return True
+    return False
+
+
+def _make_sample_distorted_bbox(xp):
+    def sample(key, image_size, bounding_boxes, min_object_covered, *, aspect_ratio_range,
+               area_range, max_attempts, use_image_if_no_bounding_boxes):
+        from .._random import generator
+        height, width = int(image_size[0]), int(image_size[1])
+        b = np.asarray(bounding_boxes, np.float64).reshape(-1, 4)
+        boxes = [(x0 * width, y0 * height, x1 * width, y1 * height) for y0, x0, y1, x1 in b]
+        if not boxes:
+            boxes = [(0.0, 0.0, float(width), float(height))]
+        gen = generator(key)
+        covered = float(np.asarray(min_object_covered).reshape(()))
+        crop = None
+        for _ in range(max_attempts):
+            aspect = gen.random() * (aspect_ratio_range[1] - aspect_ratio_range[0]) + \
+                aspect_ratio_range[0]
+            tried = _random_crop(gen, width, height, area_range, aspect)
+            if tried is not None and _covers(tried, boxes, covered):
+                crop = tried
+                break
+        x, y, w, h = crop if crop is not None else (0, 0, width, height)
+        dt = np.asarray(image_size).dtype
+        begin = np.array([y, x, 0], dt)
+        size = np.array([h, w, -1], dt)
+        bbox = np.array([[[y / height, x / width, (y + h) / height, (x + w) / width]]],
+                        np.float32)
+        return begin, size, bbox
+    return sample
+
+
+def _sample_distorted_bbox_infer(attrs, key, image_size, bounding_boxes, min_object_covered):
+    return (ShapedArray((3,), image_size.dtype), ShapedArray((3,), image_size.dtype),
+            ShapedArray((1, 1, 4), np.dtype(np.float32)))
+
+
+# ``SampleDistortedBoundingBoxV2(key, image_size, bounding_boxes, min_object_covered;
+# ...)`` -> ``(begin, size, bboxes)``: a random crop of the image (TensorFlow's algorithm:
+# up to ``max_attempts`` tries of a random aspect ratio and area, kept when it covers enough
+# of some box; the whole image otherwise).
+sample_distorted_bbox_p = Primitive(
+    "SampleDistortedBoundingBoxV2", _make_sample_distorted_bbox, kind="opaque",
+    effect="random", nondiff=True, multiple_results=True, infer=_sample_distorted_bbox_infer)

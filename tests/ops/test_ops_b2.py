@@ -390,3 +390,51 @@ def test_rotated_iou_of_known_overlaps():
         ops.rotated_iou(Tensor(np.zeros((1, 2, 4), np.float32)), q)
     with pytest.raises(ValueError, match="first dimension"):
         ops.rotated_iou(Tensor(np.zeros((2, 2, 5), np.float32)), q)
+
+
+# ----------------------------------------------------------------- SampleDistortedBoundingBoxV2
+def _crop_checks(begin, size, bbox, h, w, box, ar, area, covered):
+    y, x, _ = begin.asnumpy().tolist()
+    ch, cw, last = size.asnumpy().tolist()
+    assert last == -1 and begin.asnumpy()[2] == 0
+    assert 0 <= y and y + ch <= h and 0 <= x and x + cw <= w
+    np.testing.assert_allclose(bbox.asnumpy()[0, 0], [y / h, x / w, (y + ch) / h, (x + cw) / w],
+                               rtol=1e-6)
+    if (ch, cw) != (h, w):      # a sampled crop, not the whole-image fallback
+        assert ar[0] - 0.01 <= cw / ch <= ar[1] + 0.01
+        assert area[0] * h * w <= ch * cw <= area[1] * h * w
+        y0, x0, y1, x1 = box[0] * h, box[1] * w, box[2] * h, box[3] * w
+        inter = max(0, min(y1, y + ch) - max(y0, y)) * max(0, min(x1, x + cw) - max(x0, x))
+        assert inter / ((y1 - y0) * (x1 - x0)) >= covered - 1e-6
+
+
+def test_sample_distorted_bounding_box_v2_satisfies_its_constraints():
+    img = Tensor(np.array([640, 480, 3], np.int32))
+    box = [0.38, 0.17, 0.95, 0.40]
+    boxes = Tensor(np.array([[box]], np.float32))
+    ms.set_seed(1)
+    op = ops.SampleDistortedBoundingBoxV2(aspect_ratio_range=(0.9, 1.1), area_range=(0.1, 1.0))
+    seen = set()
+    for _ in range(20):
+        begin, size, bbox = op(img, boxes, Tensor([0.8]))
+        assert begin.dtype == ms.int32 and size.dtype == ms.int32 and bbox.shape == (1, 1, 4)
+        _crop_checks(begin, size, bbox, 640, 480, box, (0.9, 1.1), (0.1, 1.0), 0.8)
+        seen.add(tuple(begin.asnumpy().tolist()))
+    assert len(seen) > 5
+    seeded = ops.SampleDistortedBoundingBoxV2(seed=1, aspect_ratio_range=(0.9, 1.1))
+    first = [t.asnumpy().tolist() for t in seeded(img, boxes, Tensor([0.8]))]
+    assert [t.asnumpy().tolist() for t in seeded(img, boxes, Tensor([0.8]))] == first
+    out = ops.SampleDistortedBoundingBoxV2(use_image_if_no_bounding_boxes=True)(
+        Tensor(np.array([64, 48, 3], np.int64)), Tensor(np.zeros((1, 0, 4), np.float32)),
+        Tensor([0.1]))
+    assert out[0].dtype == ms.int64
+    # impossible constraints: the whole image
+    begin, size, _ = ops.SampleDistortedBoundingBoxV2(area_range=(0.05, 0.06), max_attempts=5)(
+        img, Tensor(np.array([[[0., 0., 1., 1.]]], np.float32)), Tensor([0.9]))
+    assert begin.asnumpy().tolist() == [0, 0, 0] and size.asnumpy().tolist() == [640, 480, -1]
+    with pytest.raises(ValueError, match="min_object_covered"):
+        op(img, boxes, Tensor(0.8))
+    with pytest.raises(ValueError, match="use_image_if_no_bounding_boxes"):
+        op(img, Tensor(np.zeros((1, 0, 4), np.float32)), Tensor([0.1]))
+    with pytest.raises(ValueError, match="area_range"):
+        ops.SampleDistortedBoundingBoxV2(area_range=(0.5, 1.5))

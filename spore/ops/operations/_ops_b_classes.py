@@ -678,3 +678,84 @@ class ScaleAndTranslate(Primitive):
     def __call__(self, images, size, scale, translation):
         return F._scale_and_translate(images, size, scale, translation, self.kernel_type,
                                       self.antialias)
+
+
+def _float_pair(prim, arg, value):
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise TypeError(f"For '{prim}', the '{arg}' must be a tuple or list of 2 floats, but "
+                        f"got {value!r}.")
+    return (float(value[0]), float(value[1]))
+
+
+class SampleDistortedBoundingBoxV2(Primitive):
+    """``SampleDistortedBoundingBoxV2(seed=0, seed2=0, aspect_ratio_range=(0.75, 1.33),
+    area_range=(0.05, 1.0), max_attempts=100, use_image_if_no_bounding_boxes=False)(
+    image_size, bounding_boxes, min_object_covered)``: ``(begin, size, bboxes)`` of a random
+    crop whose aspect ratio and area fraction lie in the ranges and which covers at least
+    ``min_object_covered`` of one of the ``bounding_boxes`` (batch, N, 4: ymin, xmin, ymax,
+    xmax in [0, 1]); the whole image when ``max_attempts`` tries fail. ``begin`` and
+    ``size`` feed ``ops.Slice``; a non-zero ``seed`` or ``seed2`` repeats the draws."""
+
+    def __init__(self, seed=0, seed2=0, aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0),
+                 max_attempts=100, use_image_if_no_bounding_boxes=False):
+        super().__init__()
+        name = "SampleDistortedBoundingBoxV2"
+        self.seed = _int_attr(name, "seed", seed)
+        self.seed2 = _int_attr(name, "seed2", seed2)
+        self.aspect_ratio_range = _float_pair(name, "aspect_ratio_range", aspect_ratio_range)
+        self.area_range = _float_pair(name, "area_range", area_range)
+        self.max_attempts = _int_attr(name, "max_attempts", max_attempts)
+        self.use_image_if_no_bounding_boxes = _bool_attr(
+            name, "use_image_if_no_bounding_boxes", use_image_if_no_bounding_boxes)
+        lo, hi = self.aspect_ratio_range
+        if not 0 < lo <= hi:
+            raise ValueError(f"For '{name}', the 'aspect_ratio_range' must be positive and "
+                             f"increasing, but got {aspect_ratio_range}.")
+        lo, hi = self.area_range
+        if not 0 < lo <= hi <= 1:
+            raise ValueError(f"For '{name}', the 'area_range' must lie in (0, 1] and be "
+                             f"increasing, but got {area_range}.")
+        if self.max_attempts < 1:
+            raise ValueError(f"For '{name}', the 'max_attempts' must be positive, but got "
+                             f"{max_attempts}.")
+
+    def _key(self):
+        from ... import _random
+        if self.seed or self.seed2:       # a fixed stream: every call repeats (as PyNative)
+            return Tensor(_random.key_array(_random.fixed_key(
+                _random.mix(self.seed, self.seed2))))
+        return _random.key_tensor()
+
+    def __call__(self, image_size, bounding_boxes, min_object_covered):
+        name = "SampleDistortedBoundingBoxV2"
+        size = _tensor_input(self, image_size, "image_size")
+        boxes = _tensor_input(self, bounding_boxes, "bounding_boxes")
+        covered = _tensor_input(self, min_object_covered, "min_object_covered")
+        if size.shape != (3,) or np.dtype(size._data.dtype).kind not in "iu":
+            raise ValueError(f"For '{name}', the 'image_size' must be a 1-D integer tensor of 3 "
+                             f"elements (height, width, channels), but got {size}.")
+        if boxes.ndim != 3 or boxes.shape[2] != 4 or boxes.dtype != D.float32:
+            raise ValueError(f"For '{name}', the 'bounding_boxes' must be float32 of shape "
+                             f"(batch, N, 4), but got {boxes.dtype} {list(boxes.shape)}.")
+        if covered.shape != (1,) or covered.dtype != D.float32:
+            raise ValueError(f"For '{name}', the 'min_object_covered' must be a float32 tensor "
+                             f"of shape (1,), but got {covered.dtype} {list(covered.shape)}.")
+        h, w = (int(v) for v in size.asnumpy()[:2])
+        if h <= 0 or w <= 0:
+            raise ValueError(f"For '{name}', the image height and width must be positive, but "
+                             f"got {h} and {w}.")
+        b = boxes.asnumpy().reshape(-1, 4)
+        if b.size and (np.any((b < 0) | (b > 1)) or np.any(b[:, 2] < b[:, 0])
+                       or np.any(b[:, 3] < b[:, 1])):
+            raise ValueError(f"For '{name}', each bounding box must be (ymin, xmin, ymax, xmax) "
+                             f"in [0, 1] with ymin <= ymax and xmin <= xmax.")
+        if not b.size and not self.use_image_if_no_bounding_boxes:
+            raise ValueError(f"For '{name}', no bounding box was given; set "
+                             f"'use_image_if_no_bounding_boxes' to use the whole image.")
+        if not 0 <= float(covered.asnumpy().reshape(())) <= 1:
+            raise ValueError(f"For '{name}', the 'min_object_covered' must be in [0, 1].")
+        return tuple(OB.sample_distorted_bbox_p(
+            self._key(), size, boxes, covered, aspect_ratio_range=self.aspect_ratio_range,
+            area_range=self.area_range, max_attempts=self.max_attempts,
+            use_image_if_no_bounding_boxes=self.use_image_if_no_bounding_boxes))
