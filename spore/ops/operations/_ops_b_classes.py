@@ -15,6 +15,7 @@ from ..._tensor import Tensor
 from .. import _ops_b as F
 from .._array import select_dim as _select_dim
 from . import Primitive, _ops, _tensor_input
+from ._optim_classes import _bool
 
 
 def _int_attr(prim, arg, value):
@@ -100,10 +101,8 @@ class PadV3(Primitive):
         if mode not in self._MODES:
             raise ValueError(f"For 'PadV3', the 'mode' must be one of {list(self._MODES)}, but "
                              f"got {mode!r}.")
-        if not isinstance(paddings_contiguous, bool):
-            raise TypeError(f"For 'PadV3', the 'paddings_contiguous' must be bool, but got "
-                            f"{type(paddings_contiguous).__name__}.")
-        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+        self.mode = mode
+        self.paddings_contiguous = _bool("PadV3", "paddings_contiguous", paddings_contiguous)
 
     def _pads(self, x, paddings):
         if isinstance(paddings, Tensor):
@@ -420,13 +419,6 @@ class Reusing(Primitive):
 
 
 # ----------------------------------------------------------------- spectral, debugging, losses
-def _bool_attr(prim, arg, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{prim}', the '{arg}' must be bool, but got "
-                        f"{type(value).__name__}.")
-    return value
-
-
 class STFT(Primitive):
     """``STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x,
     window)``: ``ops.stft`` without centring (the frames start at sample 0)."""
@@ -436,9 +428,9 @@ class STFT(Primitive):
         self.n_fft = _int_attr("STFT", "n_fft", n_fft)
         self.hop_length = _int_attr("STFT", "hop_length", hop_length)
         self.win_length = _int_attr("STFT", "win_length", win_length)
-        self.normalized = _bool_attr("STFT", "normalized", normalized)
-        self.onesided = _bool_attr("STFT", "onesided", onesided)
-        self.return_complex = _bool_attr("STFT", "return_complex", return_complex)
+        self.normalized = _bool("STFT", "normalized", normalized)
+        self.onesided = _bool("STFT", "onesided", onesided)
+        self.return_complex = _bool("STFT", "return_complex", return_complex)
 
     def __call__(self, x, window=None):
         return F.stft(x, self.n_fft, self.hop_length, self.win_length, window, center=False,
@@ -585,7 +577,7 @@ class PyFunc(Primitive):
                              "outputs) must have the same length.")
         self.fn, self.in_types, self.in_shapes = fn, list(in_types), list(in_shapes)
         self.out_types, self.out_shapes = list(out_types), list(out_shapes)
-        self.stateful = _bool_attr("PyFunc", "stateful", stateful)
+        self.stateful = _bool("PyFunc", "stateful", stateful)
 
     def __call__(self, *inputs):
         if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
@@ -673,7 +665,7 @@ class ScaleAndTranslate(Primitive):
             raise ValueError(f"For 'ScaleAndTranslate', the 'kernel_type' must be one of "
                              f"{list(F._SAMPLING_KERNELS)}, but got {kernel_type!r}.")
         self.kernel_type = kernel_type
-        self.antialias = _bool_attr("ScaleAndTranslate", "antialias", antialias)
+        self.antialias = _bool("ScaleAndTranslate", "antialias", antialias)
 
     def __call__(self, images, size, scale, translation):
         return F._scale_and_translate(images, size, scale, translation, self.kernel_type,
@@ -706,7 +698,7 @@ class SampleDistortedBoundingBoxV2(Primitive):
         self.aspect_ratio_range = _float_pair(name, "aspect_ratio_range", aspect_ratio_range)
         self.area_range = _float_pair(name, "area_range", area_range)
         self.max_attempts = _int_attr(name, "max_attempts", max_attempts)
-        self.use_image_if_no_bounding_boxes = _bool_attr(
+        self.use_image_if_no_bounding_boxes = _bool(
             name, "use_image_if_no_bounding_boxes", use_image_if_no_bounding_boxes)
         lo, hi = self.aspect_ratio_range
         if not 0 < lo <= hi:
