@@ -61,11 +61,19 @@ def adaptive_avg_pool2d_ext(input, output_size):
 
 
 # ------------------------------------------------------------------ in-place random fillers
+def _drawing(name, generator):
+    """``with`` block drawing from ``generator`` (None: the global stream)."""
+    if generator is not None and not isinstance(generator, _random.Generator):
+        raise TypeError(f"For '{name}', the 'generator' must be a mindspore.Generator, but got "
+                        f"{type(generator).__name__}.")
+    return _random.drawing_from(generator)
+
+
 def _filled(name, input, sample, generator):
     """Write ``sample()`` (drawn from ``generator``, or the global stream) into ``input`` and
     return it: the in-place fillers of MindSpore 2.10."""
     _tensor(name, "input", input)
-    with _random.drawing_from(generator):
+    with _drawing(name, generator):
         return A.assign_p(input, sample())
 
 
@@ -106,7 +114,7 @@ def bernoulli_ext(input, *, generator=None):
     """A new tensor of ``input``'s shape and dtype: 1 with the probability each element of
     ``input`` holds, 0 otherwise."""
     _tensor("bernoulli_ext", "input", input)
-    with _random.drawing_from(generator):
+    with _drawing("bernoulli_ext", generator):
         return input.bernoulli()
 
 
@@ -283,6 +291,9 @@ def add_flags(fn=None, **flags):
                             f"{type(value).__name__}.")
 
     def mark(f):
+        if not callable(f):
+            raise TypeError(f"For 'add_flags', the 'fn' must be a function or Cell, but got "
+                            f"{type(f).__name__}.")
         merged = dict(getattr(f, "_func_graph_flags", {}))
         merged.update(flags)
         f._func_graph_flags = merged
@@ -303,37 +314,40 @@ def make_row_tensor_inner(indices, values, dense_shape):
     """The RowTensor whose rows ``indices`` hold ``values`` in a tensor of ``dense_shape``
     (the constructor MindSpore's graph parser calls for ``RowTensorInner``)."""
     from .._sparse import RowTensor
-    return RowTensor(indices, values, dense_shape)
+    try:
+        return RowTensor(indices, values, dense_shape)
+    except (TypeError, ValueError) as e:        # name the op, keep RowTensor's reason
+        raise type(e)(f"For 'make_row_tensor_inner': {e}") from None
 
 
 def row_tensor_get_values(x):
     """The ``values`` of the RowTensor ``x``."""
-    return _row_tensor("RowTensorGetValues", x).values
+    return _row_tensor("row_tensor_get_values", x).values
 
 
 def row_tensor_get_indices(x):
     """The row ``indices`` of the RowTensor ``x``."""
-    return _row_tensor("RowTensorGetIndices", x).indices
+    return _row_tensor("row_tensor_get_indices", x).indices
 
 
 def row_tensor_get_dense_shape(x):
     """The ``dense_shape`` (a tuple) of the RowTensor ``x``."""
-    return _row_tensor("RowTensorGetDenseShape", x).dense_shape
+    return _row_tensor("row_tensor_get_dense_shape", x).dense_shape
 
 
 def row_tensor_add(x, y):
     """The RowTensor ``x`` plus the dense tensor ``y`` (broadcast to ``x``'s dense shape):
     a RowTensor of ``x``'s dtype holding every row of the sum."""
     from .._sparse import RowTensor
-    x = _row_tensor("RowTensorAdd", x)
-    y = _tensor("RowTensorAdd", "y", y)
+    x = _row_tensor("row_tensor_add", x)
+    y = _tensor("row_tensor_add", "y", y)
     ops = _ops()
     try:
         out_shape = np.broadcast_shapes(tuple(x.dense_shape), y.shape)
     except ValueError:
         out_shape = None
     if out_shape != tuple(x.dense_shape):
-        raise ValueError(f"For 'RowTensorAdd', the 'y' must broadcast to the dense shape "
+        raise ValueError(f"For 'row_tensor_add', the 'y' must broadcast to the dense shape "
                          f"{list(x.dense_shape)}, but got shape {list(y.shape)}.")
     dense = x.to_dense() + y.astype(x.values.dtype)
     rows = ops.arange(x.dense_shape[0], dtype=x.indices.dtype)
@@ -624,6 +638,12 @@ def tensordump(file_name, tensor, mode="out"):
 
 
 # ------------------------------------------------------------------ forward-mode Taylor
+def _callable(name, fn):
+    if not callable(fn):
+        raise TypeError(f"For '{name}', the 'fn' must be a function or Cell, but got "
+                        f"{type(fn).__name__}.")
+
+
 def _as_float_tuple(name, arg, values):
     single = isinstance(values, _Tensor)
     items = (values,) if single else values
@@ -673,6 +693,7 @@ def jet(fn, primals, series):
     """``(out_primals, out_series)``: ``fn(primals)`` and its 1st to n-th derivatives along a
     curve through ``primals`` whose own 1st to n-th derivatives are ``series`` (axis 0 of
     each series tensor is the order). Integer inputs are taken as Float32."""
+    _callable("jet", fn)
     single, xs = _as_float_tuple("jet", "primals", primals)
     s_single, ss = _as_float_tuple("jet", "series", series)
     if len(ss) != len(xs) or any(s.shape[1:] != x.shape or s.ndim != x.ndim + 1
@@ -689,6 +710,7 @@ def jet(fn, primals, series):
 def derivative(fn, primals, order):
     """``(out_primals, out_series)``: ``fn(primals)`` and its ``order``-th derivative along
     the direction of ones through every input (first-order series 1, higher ones 0)."""
+    _callable("derivative", fn)
     order = static_int("derivative", "order", order)
     if order < 1:
         raise ValueError(f"For 'derivative', the 'order' must be positive, but got {order}.")
@@ -704,6 +726,7 @@ def linearize(fn, inputs):
     """``(output, jvp_fn)``: ``fn(inputs)`` and the function taking tangents of the inputs
     (one per input, or one tuple of them) to the Jacobian-vector product at ``inputs``."""
     from .._autodiff.api import jvp
+    _callable("linearize", fn)
     single = isinstance(inputs, _Tensor)
     if not single and not (isinstance(inputs, (tuple, list))
                            and all(isinstance(v, _Tensor) for v in inputs)):

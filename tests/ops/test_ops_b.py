@@ -350,3 +350,20 @@ def test_recompute_block_and_the_primitive_module():
 def test_graph_internal_primitives_are_absent_with_the_reason(name):
     with pytest.raises(NotImplementedError, match="not public API"):
         getattr(ops, name)
+
+
+def test_bad_arguments_name_the_op():
+    with pytest.raises(TypeError, match="'normal_'.*generator"):
+        ops.normal_(Tensor([1.]), generator="seed")
+    with pytest.raises(TypeError, match="'bernoulli_ext'.*generator"):
+        ops.bernoulli_ext(Tensor([0.5]), generator=3)
+    with pytest.raises(TypeError, match="'add_flags'"):
+        ops.add_flags("f", a=True)
+    with pytest.raises(TypeError, match="'linearize'"):
+        ops.linearize(None, Tensor([1.]))
+    with pytest.raises(ValueError, match="'MaskedScatter'.*updates"):
+        ops.MaskedScatter()(Tensor([1., 2.]), Tensor([True, True]), Tensor([1.]))
+    with pytest.raises(TypeError, match="'MaskedScatter'.*bool"):
+        ops.MaskedScatter()(Tensor([1., 2.]), Tensor([1, 0]), Tensor([1.]))
+    with pytest.raises(ValueError, match="'make_row_tensor_inner'"):
+        ops.make_row_tensor_inner(Tensor([0]), Tensor([[1., 2.]]), (3, 4))

@@ -155,7 +155,21 @@ class MaskedScatter(Primitive):
     the elements of ``updates`` in order."""
 
     def __call__(self, input, mask, updates):
-        return _tensor_input(self, input, "input").masked_scatter(mask, updates)
+        x = _tensor_input(self, input, "input")
+        m = _tensor_input(self, mask, "mask")
+        u = _tensor_input(self, updates, "updates")
+        if m.dtype != D.bool_:
+            raise TypeError(f"For 'MaskedScatter', the 'mask' must be a bool tensor, but got "
+                            f"{m.dtype}.")
+        try:
+            selected = int(np.broadcast_to(m.asnumpy(), x.shape).sum())
+        except ValueError:
+            raise ValueError(f"For 'MaskedScatter', the 'mask' {list(m.shape)} must broadcast "
+                             f"to the input {list(x.shape)}.") from None
+        if u.size < selected:
+            raise ValueError(f"For 'MaskedScatter', the 'updates' has {u.size} elements but the "
+                             f"mask selects {selected}.")
+        return x.masked_scatter(m, u)
 
 
 class ScatterAddWithAxis(Primitive):
