@@ -367,3 +367,17 @@ def test_bad_arguments_name_the_op():
         ops.MaskedScatter()(Tensor([1., 2.]), Tensor([1, 0]), Tensor([1.]))
     with pytest.raises(ValueError, match="'make_row_tensor_inner'"):
         ops.make_row_tensor_inner(Tensor([0]), Tensor([[1., 2.]]), (3, 4))
+
+
+def test_stop_gradient_on_an_input_and_on_a_view():
+    def f(x):
+        ops.stop_gradient_(x)
+        return (x * 3).sum()
+    assert _v(ms.grad(f)(Tensor([1., 2.]))) == [0, 0]
+
+    def g(x):
+        y = x[0:1]
+        ops.stop_gradient_(y)          # MindSpore: RuntimeError for a view tensor
+        return y.sum()
+    with pytest.raises(RuntimeError, match="view"):
+        ms.grad(g)(Tensor([1., 2.]))
