@@ -98,7 +98,8 @@ ABSENT = {
             reduced_shape broadcast_gradient_args mixed_precision_cast tensor_add tensor_sub
             tensor_mul tensor_div tensor_floordiv tensor_mod tensor_pow tensor_exp
             tensor_expm1 tensor_ge tensor_gt tensor_le tensor_lt tensor_muls tensor_slice
-            dyn_shape zip_operation hyper_add UpdateState PyExecute"""),
+            dyn_shape zip_operation hyper_add UpdateState PyExecute
+            J distribute embed ref_to_embed make_map_parameter"""),
     "mindspore.nn": _table(
         parallel="""PipelineCell PipelineGradReducer MicroBatchInterleaved
             AdaSumByDeltaWeightWrapCell AdaSumByGradWrapCell VirtualDatasetCellTriple

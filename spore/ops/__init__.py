@@ -25,9 +25,11 @@ from ._image_ops3 import *    # noqa: F401,F403
 from ._special_more import *  # noqa: F401,F403
 from ._random_more import *   # noqa: F401,F403
 from ._linalg_more import *   # noqa: F401,F403
+from ._ops_b import *        # noqa: F401,F403
 from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
 from .operations import *     # noqa: F401,F403  (primitive classes: ops.Add() ...)
 from . import operations as operations, functional as functional, composite as composite  # noqa
+from . import primitive as primitive  # noqa: F401  (mindspore.ops.primitive)
 from ._comm import *           # noqa: F401,F403  (AllReduce, AlltoAll, Send, ...)
 from . import _comm
 for _name in _comm.__all__:
