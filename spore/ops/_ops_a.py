@@ -78,8 +78,9 @@ def _fractional_max_pool(name, nd, input, kernel_size, output_size, output_ratio
         output = int_tuple(name, "output_size", output_size, nd)
     else:
         ratio = (output_ratio,) * nd if isinstance(output_ratio, (int, float)) \
-            else tuple(output_ratio)
-        if len(ratio) != nd or not all(0 < r < 1 for r in ratio):
+            else tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else ()
+        if len(ratio) != nd or not all(isinstance(r, (int, float)) and 0 < r < 1
+                                       for r in ratio):
             raise ValueError(f"For '{name}', the 'output_ratio' must be a float or {nd} floats "
                              f"in (0, 1), but got {output_ratio!r}.")
         output = tuple(int(s * r) for s, r in zip(spatial, ratio))
@@ -402,8 +403,8 @@ def _deformable_args(name, x, offsets, kernel_size, strides, pads, dilations, de
     if st[:2] != (1, 1) or dl[:2] != (1, 1):
         raise ValueError(f"For '{name}', the 'strides' and 'dilations' must be (1, 1, h, w), "
                          f"but got {list(st)} and {list(dl)}.")
-    g = int(deformable_groups)
-    if g <= 0 or x.shape[1] % g:
+    g = deformable_groups
+    if not is_int(g) or g <= 0 or x.shape[1] % g:
         raise ValueError(f"For '{name}', the 'deformable_groups' must be positive and divide "
                          f"the {x.shape[1]} channels, but got {deformable_groups}.")
     h, w = x.shape[2], x.shape[3]
@@ -460,6 +461,9 @@ def _extract_glimpse(x, size, offsets, centered, normalized, noise):
     _tensor(name, "x", x, (4,))
     _tensor(name, "size", size, (1,))
     _tensor(name, "offsets", offsets, (2,))
+    if size.size != 2 or size.dtype.is_floating_point or size.dtype.is_complex:
+        raise ValueError(f"For '{name}', the 'size' must be 2 integers, but got {size.dtype} of "
+                         f"shape {list(size.shape)}.")
     gh, gw = (int(v) for v in size.asnumpy())
     n, h, w, c = x.shape
     off = offsets.asnumpy().astype(np.float64)

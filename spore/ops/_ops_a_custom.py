@@ -277,15 +277,18 @@ DataType = type("DataType", (), dict(
             "``('float32', 'DefaultFormat')``."))
 
 
-def _op_info_dict(op_info):
+def _op_info_dict(op_info, op="op_info_register"):
     if isinstance(op_info, _RegOp):
         return op_info.get_op_info()
     if isinstance(op_info, str):
-        return json.loads(op_info)
+        try:
+            return json.loads(op_info)
+        except ValueError:
+            raise ValueError(f"For '{op}', the 'op_info' string must be JSON.") from None
     if isinstance(op_info, dict):
         return op_info
-    raise TypeError(f"op_info must be a dict, a JSON string or a RegOp, but got "
-                    f"{type(op_info).__name__}.")
+    raise TypeError(f"For '{op}', the 'op_info' must be a dict, a JSON string or a RegOp, "
+                    f"but got {type(op_info).__name__}.")
 
 
 def op_info_register(op_info):
@@ -302,7 +305,7 @@ def op_info_register(op_info):
 def custom_info_register(*reg_info):
     """Decorator attaching registration information to a custom-op function
     (``func.reg_info``), which ``ops.Custom`` then uses when no ``reg_info`` is given."""
-    infos = [_op_info_dict(r) for r in reg_info]
+    infos = [_op_info_dict(r, "custom_info_register") for r in reg_info]
 
     def decorator(func):
         func.reg_info = infos if len(infos) != 1 else infos[0]

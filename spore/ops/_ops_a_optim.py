@@ -97,8 +97,7 @@ def _weight_scale_momentum(weight_decay, loss_scale, variable, accumulation, lea
     w = variable.astype(D.float32)
     g = (ops.stop_gradient(gradient).astype(D.float32) + w * weight_decay) * loss_scale
     acc = accumulation.astype(D.float32) * momentum + g
-    lr = learning_rate.astype(D.float32) if isinstance(learning_rate, P._Tensor) \
-        else float(learning_rate)
+    lr = float(learning_rate)
     _write(accumulation, acc)
     _write(variable, w - acc * lr)
     return variable

@@ -658,3 +658,23 @@ def test_extract_glimpse_matches_mindspore():
                                                    [0, 0, 0, 0]]
     with pytest.raises(ValueError, match="noise"):
         ops.ExtractGlimpse(noise="gaussian")
+
+
+def test_bad_inputs_are_clear_errors_naming_the_op():
+    p = Parameter(T([1.0, 2.0]), name="p")
+    with pytest.raises(TypeError, match="FusedAdaFactor.*beta1"):
+        ops.FusedAdaFactor()(T([1e-30, 1e-3]), T(1.0), "x", T(0.3), T(0.0), T(0.1), T([1, 1]),
+                             p, p, p, p, p)
+    with pytest.raises(TypeError, match="DropoutGenMask.*keep_prob"):
+        ops.DropoutGenMask()((2, 2), T([0.5, 0.5]))
+    with pytest.raises(TypeError, match="DynamicRNN.*init_h"):
+        ops.DynamicRNN()(T(np.ones((2, 1, 2))), T(np.ones((4, 8))), T(np.ones(8)), None, None,
+                         None)
+    with pytest.raises(ValueError, match="ExtractGlimpse.*size"):
+        ops.ExtractGlimpse()(T(np.ones((1, 4, 4, 1))), T([2, 2, 2], np.int32), T([[0, 0]]))
+    with pytest.raises(ValueError, match="deformable_groups"):
+        ops.deformable_conv2d(T(np.ones((1, 2, 3, 3))), T(np.ones((1, 2, 1, 1))),
+                              T(np.ones((1, 3, 3, 3))), 1, (1, 1, 1, 1), (0, 0, 0, 0),
+                              deformable_groups="2")
+    with pytest.raises(TypeError, match="op_info_register"):
+        ops.op_info_register(3)

@@ -221,8 +221,8 @@ class DtypeToEnum(Primitive):
 
     def __call__(self, op_name, arg_name, dtype):
         if not isinstance(dtype, D.DType) or dtype not in _TYPE_IDS:
-            raise TypeError(f"For '{op_name}', the input '{arg_name}' should be mindspore "
-                            f"dtype, but got {dtype}.")
+            raise TypeError(f"For '{op_name}' (DtypeToEnum), the input '{arg_name}' should be "
+                            f"mindspore dtype, but got {dtype}.")
         return _TYPE_IDS[dtype]
 
 
@@ -412,7 +412,7 @@ class ConfusionMatrix(Primitive):
         ops = _ops()
         for arg, v in (("labels", labels), ("predictions", predictions)):
             F._tensor(op, arg, v, (1,))
-            _check(v.dtype.is_signed is not None and not v.dtype.is_floating_point
+            _check(not v.dtype.is_floating_point and not v.dtype.is_complex
                    and v.dtype != D.bool_, TypeError,
                    f"For '{op}', the '{arg}' must be an integer Tensor, but got {v.dtype}.")
         _check(labels.shape == predictions.shape, ValueError,
@@ -575,7 +575,7 @@ class DropoutGenMask(Primitive):
         op = "DropoutGenMask"
         _check(isinstance(shape, tuple) and all(isinstance(v, int) for v in shape), TypeError,
                f"For '{op}', the 'shape' must be a tuple of ints, but got {shape!r}.")
-        p = float(keep_prob.asnumpy()) if isinstance(keep_prob, Tensor) else float(keep_prob)
+        p = _scalar(op, "keep_prob", keep_prob)
         _check(0 <= p <= 1, ValueError,
                f"For '{op}', the 'keep_prob' must be in [0, 1], but got {p}.")
         count = int(np.prod(shape, dtype=np.int64))
@@ -603,14 +603,21 @@ class DropoutDoMask(Primitive):
                f"{count} elements of 'input_x'.")
         keep = np.unpackbits(mask.asnumpy(), bitorder="little")[:count]
         keep = Tensor(keep.reshape(input_x.shape).astype(input_x._data.dtype))
-        p = keep_prob if isinstance(keep_prob, Tensor) else Tensor(float(keep_prob),
-                                                                    input_x.dtype)
-        return input_x * keep / p.astype(input_x.dtype)
+        p = _scalar(op, "keep_prob", keep_prob)
+        _check(0 < p <= 1, ValueError,
+               f"For '{op}', the 'keep_prob' must be in (0, 1], but got {p}.")
+        return input_x * keep / p
 
 
 # ----------------------------------------------------------------- fused updates
-def _scalar(v):
-    return float(v.asnumpy().reshape(-1)[0]) if isinstance(v, Tensor) else float(v)
+def _scalar(op, arg, v):
+    """A number from a Python number or a one-element Tensor (TypeError naming ``op``)."""
+    if isinstance(v, Tensor) and v.size == 1 and not v.dtype.is_complex:
+        return float(v.asnumpy().reshape(-1)[0])
+    if isinstance(v, (int, float, np.number)) and not isinstance(v, bool):
+        return float(v)
+    raise TypeError(f"For '{op}', the '{arg}' must be a number or a one-element Tensor, but "
+                    f"got {type(v).__name__}.")
 
 
 class FusedAdaFactor(Primitive):
@@ -637,12 +644,21 @@ class FusedAdaFactor(Primitive):
         _check(len(global_norm) == int(self._global_norm), TypeError,
                f"For '{op}', {12 + int(self._global_norm)} inputs are required.")
         eps = epsilon.asnumpy().reshape(-1) if isinstance(epsilon, Tensor) else epsilon
-        _adafactor_step(op, (float(eps[0]), float(eps[1])), _scalar(clip_threshold),
-                       _scalar(beta1), _scalar(beta2), _scalar(weight_decay),
-                       learning_rate, gradient, param, exp_avg, exp_avg_sq_row, exp_avg_sq_col,
-                       exp_avg_sq, self.enable_scale_parameter, self.enable_first_moment,
-                       self.enable_weight_decay,
-                       _scalar(global_norm[0]) if global_norm else None)
+        _check(isinstance(eps, (tuple, list, np.ndarray)) and len(eps) == 2
+               and all(isinstance(e, (int, float, np.number)) for e in eps), TypeError,
+               f"For '{op}', the 'epsilon' must hold two numbers, but got {epsilon!r}.")
+        lr = learning_rate if isinstance(learning_rate, Tensor) else \
+            _scalar(op, "learning_rate", learning_rate)
+        if isinstance(lr, Tensor):
+            _scalar(op, "learning_rate", lr)
+        _adafactor_step(op, (float(eps[0]), float(eps[1])),
+                        _scalar(op, "clip_threshold", clip_threshold),
+                        _scalar(op, "beta1", beta1), _scalar(op, "beta2", beta2),
+                        _scalar(op, "weight_decay", weight_decay), lr, gradient, param, exp_avg,
+                        exp_avg_sq_row, exp_avg_sq_col, exp_avg_sq,
+                        self.enable_scale_parameter, self.enable_first_moment,
+                        self.enable_weight_decay,
+                        _scalar(op, "global_norm", global_norm[0]) if global_norm else None)
         return param
 
 
@@ -665,9 +681,12 @@ class FusedCastAdamWeightDecay(Primitive):
 
     def __call__(self, var, m, v, lr, beta1, beta2, epsilon, decay, gradient, global_norm):
         from .._ops_a_optim import _cast_adam_weight_decay
-        return _cast_adam_weight_decay(var, m, v, _scalar(lr), _scalar(beta1), _scalar(beta2),
-                                      _scalar(epsilon), _scalar(decay), gradient,
-                                      _scalar(global_norm))
+        op = "FusedCastAdamWeightDecay"
+        return _cast_adam_weight_decay(var, m, v, _scalar(op, "lr", lr),
+                                       _scalar(op, "beta1", beta1), _scalar(op, "beta2", beta2),
+                                       _scalar(op, "epsilon", epsilon),
+                                       _scalar(op, "decay", decay), gradient,
+                                       _scalar(op, "global_norm", global_norm))
 
 
 class FusedWeightScaleApplyMomentum(Primitive):
@@ -680,8 +699,11 @@ class FusedWeightScaleApplyMomentum(Primitive):
     def __call__(self, weight_decay, loss_scale, variable, accumulation, learning_rate,
                  gradient, momentum):
         from .._ops_a_optim import _weight_scale_momentum
-        return _weight_scale_momentum(_scalar(weight_decay), _scalar(loss_scale), variable,
-                                     accumulation, learning_rate, gradient, _scalar(momentum))
+        op = "FusedWeightScaleApplyMomentum"
+        return _weight_scale_momentum(_scalar(op, "weight_decay", weight_decay),
+                                      _scalar(op, "loss_scale", loss_scale), variable,
+                                      accumulation, _scalar(op, "learning_rate", learning_rate),
+                                      gradient, _scalar(op, "momentum", momentum))
 
 
 class DumpGradient(Primitive):

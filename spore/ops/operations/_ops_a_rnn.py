@@ -25,6 +25,8 @@ def _lstm_gates(ops, x, h, w, b, forget_bias):
 
 
 def _check_lstm(op, x, h, w, b):
+    F._float_tensor(op, "w", w, (2,))
+    F._float_tensor(op, "b", b, (1,))
     n_in, hidden = x.shape[-1], h.shape[-1]
     _check(tuple(w.shape) == (n_in + hidden, 4 * hidden), ValueError,
            f"For '{op}', the 'w' must have shape {[n_in + hidden, 4 * hidden]}, but got "
@@ -97,6 +99,8 @@ class DynamicRNN(Primitive):
         op = "DynamicRNN"
         ops = _ops()
         F._float_tensor(op, "x", x, (3,))
+        F._float_tensor(op, "init_h", init_h, (2, 3))
+        F._float_tensor(op, "init_c", init_c, (2, 3))
         _check(seq_length is None, ValueError,
                f"For '{op}', the 'seq_length' must be None (full-length sequences).")
         h, c = init_h.reshape(init_h.shape[-2:]), init_c.reshape(init_c.shape[-2:])
@@ -152,6 +156,12 @@ class DynamicGRUV2(Primitive):
         F._float_tensor(op, "x", x, (3,))
         _check(seq_length is None, ValueError,
                f"For '{op}', the 'seq_length' must be None (full-length sequences).")
+        F._float_tensor(op, "weight_input", weight_input, (2,))
+        F._float_tensor(op, "weight_hidden", weight_hidden, (2,))
+        F._float_tensor(op, "init_h", init_h, (2,))
+        for arg, v in (("bias_input", bias_input), ("bias_hidden", bias_hidden)):
+            if v is not None:
+                F._float_tensor(op, arg, v, (1,))
         h = init_h
         hidden = h.shape[-1]
         _check(tuple(weight_input.shape) == (x.shape[-1], 3 * hidden)
