@@ -295,6 +295,8 @@ def test_fractional_max_pool_ratio_unbatched_and_cells():
     assert v.shape == (1, 1, 1, 3, 3)
     with pytest.raises(ValueError, match="can not be None"):
         nn.FractionalMaxPool2d(2)
+    both = nn.FractionalMaxPool2d(2, output_size=(3, 3), output_ratio=0.5)(x)   # size wins
+    assert both.shape == (3, 3, 3)
     with pytest.raises(ValueError, match="must not exceed"):
         ops.fractional_max_pool2d(x, 5, output_size=(4, 4))
 

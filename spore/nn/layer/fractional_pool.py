@@ -17,9 +17,6 @@ class _FractionalMaxPool(Cell):
         if output_size is None and output_ratio is None:
             raise ValueError(f"For '{name}', 'output_size' and 'output_ratio' can not be None "
                              f"at the same time.")
-        if output_size is not None and output_ratio is not None:
-            raise ValueError(f"For '{name}', only one of 'output_size' and 'output_ratio' can "
-                             f"be given.")
         if not isinstance(return_indices, bool):
             raise TypeError(f"For '{name}', the 'return_indices' must be a bool, but got "
                             f"{type(return_indices).__name__}.")
