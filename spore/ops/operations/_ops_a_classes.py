@@ -71,6 +71,7 @@ class BatchNorm(Primitive):
 
     def __call__(self, input_x, scale, bias, mean, variance):
         from ..._prims.nn import batch_norm_p
+        from ..._prims.nn.bessel import bessel_correction_p
         ops = _ops()
         for arg, v in (("input_x", input_x), ("scale", scale), ("bias", bias), ("mean", mean),
                        ("variance", variance)):
@@ -91,7 +92,7 @@ class BatchNorm(Primitive):
             count = x.size // c
             mom = self.momentum
             ops.assign(mean, mean * (1 - mom) + ops.stop_gradient(batch_mean) * mom)
-            unbiased = ops.stop_gradient(batch_var) * (count / max(count - 1, 1))
+            unbiased = bessel_correction_p(ops.stop_gradient(batch_var), count=count)
             ops.assign(variance, variance * (1 - mom) + unbiased * mom)
             saved = (batch_mean.astype(D.float32), batch_var.astype(D.float32))
         else:
