@@ -26,6 +26,9 @@ REASONS = {
                 "and backends loaded from .so plugins, per-primitive infer and wrapper "
                 "registries on its graph IR); Spore's graph mode traces Python code and has "
                 "no compiler plugin interface",
+    "native": "compiles C++/CUDA/Ascend C kernels against MindSpore's own C++ runtime and "
+              "headers, which Spore (Python over NumPy) does not have; write the kernel as a "
+              "Python function for ops.Custom(func_type='pyfunc')",
     "cloud": "reads MindRecord files from cloud object storage (OBS, Minio, S3) through "
              "Huawei's storage client, which Spore does not bundle; download the files and "
              "use MindDataset",
@@ -75,7 +78,9 @@ ABSENT = {
             moe_token_permute moe_token_unpermute ring_attention_update all_gather_matmul
             matmul_reduce_scatter PagedAttention PagedAttentionMask ReshapeAndCache
             ApplyRotaryPosEmb GroupTopk NPUAllocFloatStatus NPUClearFloatStatus
-            NPUGetFloatStatus AiCPURegOp AkgAscendRegOp AkgGpuRegOp TBERegOp""",
+            NPUGetFloatStatus AiCPURegOp AkgAscendRegOp AkgGpuRegOp TBERegOp GetNext
+            GeSwitch""",
+        native="CustomOpBuilder",
         mindinsight="HistogramSummary ImageSummary ScalarSummary TensorSummary",
         parallel="""Reshard reshard AlltoAllVC all_to_all_v_c NeighborExchange NeighborExchangeV2
             Pull Push MapCacheIdx""",

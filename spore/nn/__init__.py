@@ -20,6 +20,8 @@ from . import utils as utils  # noqa: E402
 from .layer.pool3d_more import *       # noqa: F401,F403,E402
 from .layer.msssim import *            # noqa: F401,F403,E402
 from .layer.special import *           # noqa: F401,F403,E402
+from .layer.fractional_pool import *   # noqa: F401,F403,E402
+from .loss.sampled import *            # noqa: F401,F403,E402
 from .layer.extra import (Dropout3d, MatDet, MatInverse, MatrixDiag, MatrixDiagPart,  # noqa
                           MatrixSetDiag, ReduceLogSumExp, DiGamma, LGamma, CentralCrop,
                           ImageGradients, TimeDistributed)

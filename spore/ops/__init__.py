@@ -26,6 +26,7 @@ from ._special_more import *  # noqa: F401,F403
 from ._random_more import *   # noqa: F401,F403
 from ._linalg_more import *   # noqa: F401,F403
 from ._ops_b import *        # noqa: F401,F403
+from ._ops_a import *         # noqa: F401,F403
 from ._indexing import getitem as getitem, setitem as setitem, index_put as _index_put  # noqa
 from .operations import *     # noqa: F401,F403  (primitive classes: ops.Add() ...)
 from . import operations as operations, functional as functional, composite as composite  # noqa
@@ -43,6 +44,10 @@ from .._autodiff.api import (grad as grad, value_and_grad as value_and_grad,
                              jacrev as jacrev, jacfwd as jacfwd, get_grad as get_grad)
 from ._higher_order import vmap as vmap
 from ._control import ForiLoop as ForiLoop, Scan as Scan, WhileLoop as WhileLoop  # noqa: F401
+from ._ops_a_custom import (Custom as Custom, CustomRegOp as CustomRegOp,  # noqa: F401
+                            CpuRegOp as CpuRegOp, DataType as DataType, kernel as kernel,
+                            ms_kernel as ms_kernel, op_info_register as op_info_register,
+                            custom_info_register as custom_info_register)
 
 
 def __getattr__(name):

@@ -17,6 +17,8 @@ CHECKED_ELSEWHERE = {
     "CellBprop": "tests/test_autodiff_api.py::test_cell_bprop_replaces_the_gradient",
     "CellBackwardHookInputs": "tests/nn/test_cell.py (register_backward_hook tests)",
     "CellBackwardHookOutputs": "tests/nn/test_cell.py (register_backward_hook tests)",
+    "Custom": "tests/ops/test_ops_a_custom.py (ops.Custom bprop tests)",
+    "CustomMulti": "tests/ops/test_ops_a_custom.py (ops.Custom bprop tests)",
     "HookBackward": "tests/nn/test_backward_pre_hooks.py (ops.HookBackward tests)",
     "Dropout": "tests/ops/test_nn_ops.py::test_dropout_primitive_gradient_with_a_fixed_key",
     # grad(jit(f)) equals grad(f) for every op-table case (test_jit_matches_pynative), and

@@ -16,7 +16,8 @@ from .adadelta import Adadelta as Adadelta, AdaMax as AdaMax
 from .asgd import ASGD as ASGD, Rprop as Rprop
 from .proximal_adagrad import LazyAdam as LazyAdam, ProximalAdagrad as ProximalAdagrad
 from .lars import LARS as LARS
+from .adafactor import AdaFactor as AdaFactor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp",
            "Adagrad", "Lamb", "FTRL", "Adadelta", "AdaMax", "ASGD", "Rprop", "LazyAdam",
-           "ProximalAdagrad", "LARS"]
+           "ProximalAdagrad", "LARS", "AdaFactor"]

@@ -681,6 +681,8 @@ from ._array_more_classes import *  # noqa: E402,F401,F403
 from ._thin_classes import *  # noqa: E402,F401,F403
 from ._math_random_classes import *  # noqa: E402,F401,F403
 from ._ops_b_classes import *  # noqa: E402,F401,F403
+from ._ops_a_classes import *  # noqa: E402,F401,F403
+from ._ops_a_rnn import *  # noqa: E402,F401,F403
 
 __all__ = sorted(name for name, v in list(globals().items())
                  if isinstance(v, type) and issubclass(v, Primitive) and not name.startswith("_")
