@@ -82,7 +82,7 @@ def timed(owner, name, key):
 
 timed(api.JitFunction, "_compile", "graph")     # passes, codegen, the kernels within
 timed(kernelgen, "load", "kernels")              # fused kernels: disk cache or Numba
-timed(_native, "_load_all", "native")            # the compiled loops of spore/_native.py
+timed(_native._Lazy, "compile_for", "native")  # the compiled loops of spore/_native.py
 
 
 def keep(step, sync):

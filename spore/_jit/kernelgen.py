@@ -465,6 +465,7 @@ def _import(source):
         path = os.path.join(tempfile.mkdtemp(prefix="spore-kernels-"), f"fused_{key}.py")
         _write_once(path, source)
     name = f"spore_fused_{key}"
+    _native.import_numba()                   # NOTE: [Numba without scipy.linalg]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module               # Numba's cache locates functions by module
