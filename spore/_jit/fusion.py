@@ -86,10 +86,30 @@ def trailing(small, shape):
         and small != tuple(shape)
 
 
+ROW_MIN = 16               # elements per row: shorter rows cut tiles too short to pay
+
+
+def rows(small, shape):
+    """Whether ``small`` is ``shape`` with its trailing axes kept as ones (a row
+    statistic ``(M, 1)`` against ``(M, N)``, a keepdims max or sum over the last axes):
+    flat, each of its elements stands for one run of ``size(shape) / size(small)``
+    elements, so a Numba kernel reads it once per tile, tiles stopping at those run
+    boundaries (NOTE: [Fused row reductions])."""
+    small, shape = tuple(small), tuple(shape)
+    if len(small) != len(shape) or small == shape:
+        return False
+    k = len(shape)
+    while k and small[k - 1] == 1:
+        k -= 1
+    return 0 < k < len(shape) and small[:k] == shape[:k] \
+        and int(np.prod(shape[k:])) >= ROW_MIN
+
+
 def _readable(small, shape):
     """Whether a Numba kernel over ``shape`` reads an input of shape ``small`` without
-    expanding it: one element (read as a scalar) or a trailing broadcast."""
-    return (int(np.prod(small)) == 1 and len(small) <= len(shape)) or trailing(small, shape)
+    expanding it: one element (read as a scalar), a trailing broadcast or a row one."""
+    return (int(np.prod(small)) == 1 and len(small) <= len(shape)) or trailing(small, shape) \
+        or rows(small, shape)
 
 
 def _eligible(node, numba=False):
@@ -180,7 +200,8 @@ def fuse(graph):
 
 
 # NOTE: [Fused reductions]
-# With Numba, a ``ReduceSum`` or ``ReduceMean`` (float32/float64, no ``dtype``) of a
+# With Numba, a ``ReduceSum``, ``ReduceMean``, ``ReduceMax`` or ``ReduceMin``
+# (float32/float64, no ``dtype``) of a
 # value a fused run computes, over all its axes or over leading ones (a loss's mean, a
 # bias gradient's sum over the batch), joins the run's kernel (one that forms anyway:
 # a single cheap op and a sum do not pay a compilation) wherever it stands in
@@ -192,13 +213,23 @@ def fuse(graph):
 # the shape says (one on the pool when threads are on, both on the caller otherwise),
 # each with accumulators of its own, added at the end: the result does not depend on
 # the thread count. float64 accumulation makes it more accurate than NumPy's float32
-# sums, so fused and unfused agree to float32 rounding, not bit for bit.
-_REDUCTIONS = ("ReduceSum", "ReduceMean")
+# sums, so fused and unfused agree to float32 rounding, not bit for bit; a maximum or
+# minimum is exact (NaN wins, as in NumPy).
+#
+# NOTE: [Fused row reductions]
+# A reduction over the last axes ("inner": softmax's row max and sum, LayerNorm's
+# mean and variance, a loss's per-sample sum) joins the same way: tiles also stop at
+# the boundaries of its rows (``n / size(result)`` elements each), so every tile lies
+# in one row and adds its sum, or merges its maximum, into that row's accumulator.
+# The row statistic then comes back as a ``(M, 1)`` input of the next kernel
+# (``rows``: read once per tile, ``x - max``, ``e / sum``), so a hand-written softmax
+# is two kernels (max; exp, sum), (divide) with no full-size pass in NumPy.
+_REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 
 
 def reduction(node):
-    """``"full"`` or ``"leading"`` for a sum or mean a fused kernel can compute, else
-    None (NOTE: [Fused reductions])."""
+    """``"full"``, ``"leading"`` or ``"inner"`` for a sum, mean, maximum or minimum a
+    fused kernel can compute, else None (NOTE: [Fused reductions])."""
     if node.prim.name not in _REDUCTIONS or node.written or len(node.inputs) != 1:
         return None
     (x,) = node.inputs
@@ -210,10 +241,21 @@ def reduction(node):
         return None
     ndim = len(x.aval.shape)
     axis = attrs.get("axis")
-    axis = tuple(range(ndim)) if axis is None else tuple(axis)
-    if ndim == 0 or axis != tuple(range(len(axis))) or not axis:
+    if ndim == 0:
         return None
-    return "full" if len(axis) == ndim else "leading"
+    axis = tuple(range(ndim)) if axis is None else \
+        tuple(sorted({int(a) % ndim for a in (axis if isinstance(axis, (tuple, list))
+                                               else (axis,))}))
+    if not axis:
+        return None
+    if len(axis) == ndim:
+        return "full"
+    if axis == tuple(range(len(axis))):
+        return "leading"
+    if axis == tuple(range(ndim - len(axis), ndim)) \
+            and int(np.prod(x.aval.shape[ndim - len(axis):])) >= ROW_MIN:
+        return "inner"
+    return None
 
 
 def _reductions_of(run, shape, reducers):

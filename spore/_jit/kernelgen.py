@@ -243,6 +243,10 @@ def kernel_source(group):
                     buffers.append(dt)
                 free.setdefault(dt, []).append((buf_of[v], last_use[v]))
 
+    full = tuple(group.shape)
+    row_in, inner = _row_parts(group)
+    leading = [j for j, v in enumerate(g.outputs)
+               if v in reduced and _reduction_kind(reduced[v]) == "leading"]
     sig, params, head = [], [], []
     for i, v in enumerate(g.inputs):
         dt = _dtype_name(v.aval)
@@ -253,18 +257,22 @@ def kernel_source(group):
     for j, v in enumerate(g.outputs):
         sig.append("T.float64[::1]" if v in reduced else f"T.{_dtype_name(v.aval)}[::1]")
         params.append(f"o{j}")
+    if row_in or inner:       # the group's size: a row holds n / size(statistic) elements
+        sig.append("T.int64")
+        params.append("n")
+        head += [f"    rx{i} = n // x{i}.size" for i in row_in]
+        head += [f"    ro{j} = n // o{j}.size" for j in inner]
     for b, dt in enumerate(buffers):
         head.append(f"    b{b} = np.empty({TILE}, np.{'bool_' if dt == 'boolean' else dt})")
     # per-tile views indexed from 0: LLVM then knows the index is not negative (no
     # wrap-around select) and vectorises; x[s + j] on the whole array it does not
-    full = tuple(group.shape)
-    bcast = [i for i, v in enumerate(g.inputs) if v.aval.shape != full and not scalar(v)]
+    bcast = [i for i, v in enumerate(g.inputs)
+             if v.aval.shape != full and not scalar(v) and i not in row_in]
     views = [f"        t{i} = x{i}[s:e]" if i not in bcast else
              f"        t{i} = x{i}[s % x{i}.size:s % x{i}.size + m]"
-             for i, v in enumerate(g.inputs) if not scalar(v)]
+             for i, v in enumerate(g.inputs) if not scalar(v) and i not in row_in]
+    views += [f"        a{i} = x{i}[s // rx{i}]" for i in row_in]   # one row: one value
     views += [f"        p{j} = o{j}[s:e]" for j, v in enumerate(g.outputs) if v not in reduced]
-    leading = [j for j, v in enumerate(g.outputs)
-               if v in reduced and _reduction_kind(reduced[v]) == "leading"]
     functions, calls, by_text = [], [], {}
     for k, seg in enumerate(segments):
         body, used, names = [], [], {}
@@ -282,7 +290,7 @@ def kernel_source(group):
             if x not in names:
                 if x in in_index:
                     i = in_index[x]
-                    if scalar(x):
+                    if scalar(x) or i in row_in:
                         names[x] = use(f"a{i}")
                         return names[x]
                     src = f"{use(f't{i}')}[j]"
@@ -343,12 +351,13 @@ def kernel_source(group):
         # one function per segment: LLVM inlines the approximations into each short
         # loop and vectorises it (inside one huge function it stops inlining them)
         *functions,
-        *(_TILE_SUM if reductions else ()),
+        *(_TILE_REDUCE if reductions else ()),
         f"@njit(T.void(T.int64, T.int64, {', '.join(sig)}), cache=True, nogil=True,",
         "      boundscheck=False, error_model='numpy')",
         f"def kernel(start, stop, {', '.join(params)}):",
         *head,
-        *(_tile_loop([f"x{i}.size" for i in bcast] + [f"o{j}.size" for j in leading])),
+        *(_tile_loop([f"x{i}.size" for i in bcast] + [f"o{j}.size" for j in leading]
+                     + [f"rx{i}" for i in row_in] + [f"ro{j}" for j in inner])),
         *views,
         *calls,
         *_accumulate(g, reduced, buf_of, out_index),
@@ -358,13 +367,29 @@ def kernel_source(group):
 
 
 def _reduction_kind(node):
-    """``fusion.reduction``: "full" or "leading" (imported here, as fusion imports this
-    module)."""
+    """``fusion.reduction``: "full", "leading" or "inner" (imported here, as fusion
+    imports this module)."""
     from .fusion import reduction
     return reduction(node)
 
 
-_TILE_SUM = [
+def _row_parts(group):
+    """(indices of the row-broadcast inputs, indices of the outputs that are inner
+    reductions) of ``group`` (NOTE: [Fused row reductions]); where either exists the
+    kernel takes the group's size ``n`` as its last argument."""
+    from .fusion import rows
+    g, full = group.graph, tuple(group.shape)
+    reduced = {r.outputs[0]: r for r in getattr(group, "reductions", ())}
+    row_in = [i for i, v in enumerate(g.inputs) if not scalar(v) and rows(v.aval.shape, full)]
+    inner = [j for j, v in enumerate(g.outputs)
+             if v in reduced and _reduction_kind(reduced[v]) == "inner"]
+    return row_in, inner
+
+
+# a maximum or minimum merges as NumPy's does: NaN wins, once seen it stays
+_MERGE = {"ReduceMax": "not ({1} <= {0}) and {0} == {0}",
+          "ReduceMin": "not ({1} >= {0}) and {0} == {0}"}
+_TILE_REDUCE = [
     # float64 re-association inside one tile's sum only: it vectorises (NOTE: [Fused
     # reductions] in spore/_jit/fusion.py)
     "@njit(cache=True, nogil=True, boundscheck=False, fastmath={'reassoc'})",
@@ -380,7 +405,26 @@ _TILE_SUM = [
     "    for j in range(m):",
     "        a[j] += np.float64(q[j])",
     "",
-    ""]
+    "",
+    *(line for name, short in (("ReduceMax", "max"), ("ReduceMin", "min")) for line in (
+        "@njit(cache=True, nogil=True, boundscheck=False)",
+        f"def tile_{short}(m, a, i, q):",
+        "    s = a[i]",
+        "    for j in range(m):",
+        "        v = np.float64(q[j])",
+        f"        if {_MERGE[name].format('s', 'v')}:",
+        "            s = v",
+        "    a[i] = s",
+        "",
+        "",
+        "@njit(cache=True, nogil=True, boundscheck=False)",
+        f"def tile_{short}_rows(m, a, q):",
+        "    for j in range(m):",
+        "        v = np.float64(q[j])",
+        f"        if {_MERGE[name].format('a[j]', 'v')}:",
+        "            a[j] = v",
+        "",
+        ""))]
 
 
 def _accumulate(g, reduced, buf_of, out_index):
@@ -394,11 +438,17 @@ def _accumulate(g, reduced, buf_of, out_index):
             continue
         x = r.inputs[0]
         tile = f"b{buf_of[x]}" if x in buf_of else f"p{out_index[x]}"
-        if _reduction_kind(r) == "full":
-            lines.append(f"        o{j}[0] += tile_sum(m, {tile})  # {r.prim.name}")
+        kind, name = _reduction_kind(r), r.prim.name
+        short = {"ReduceMax": "max", "ReduceMin": "min"}.get(name)
+        row = f"s // ro{j}" if kind == "inner" else "0"
+        if kind == "leading":
+            acc = f"o{j}[s % o{j}.size:s % o{j}.size + m]"
+            lines.append(f"        tile_{short}_rows(m, {acc}, {tile})  # {name}" if short
+                         else f"        tile_add(m, {acc}, {tile})  # {name}")
+        elif short:
+            lines.append(f"        tile_{short}(m, o{j}, {row}, {tile})  # {name}")
         else:
-            lines.append(f"        tile_add(m, o{j}[s % o{j}.size:s % o{j}.size + m], {tile})"
-                         f"  # {r.prim.name}")
+            lines.append(f"        o{j}[{row}] += tile_sum(m, {tile})  # {name}")
     return lines
 
 
@@ -531,18 +581,27 @@ def _runner(group, kernel, executor, source):
         glob[f"s{j}"], glob[f"d{j}"] = tuple(v.aval.shape), np.dtype(v.aval.dtype)
         if v in reduced:                      # two float64 accumulators, one per half
             size = v.aval.size
-            glob["_zeros"], glob[f"c{j}"] = np.zeros, float(n_total // size)
-            lines.append(f"    w{j} = _zeros({2 * size})")
+            name = reduced[v].prim.name
+            glob["_full"], glob[f"c{j}"] = np.full, float(n_total // size)
+            glob["_maximum"], glob["_minimum"] = np.maximum, np.minimum   # NaN wins
+            start = {"ReduceMax": -np.inf, "ReduceMin": np.inf}.get(name, 0.0)
+            glob[f"z{j}"] = start
+            lines.append(f"    w{j} = _full({2 * size}, z{j})")
             first.append(f"w{j}[:{size}]")
             second.append(f"w{j}[{size}:]")
-            total = f"(w{j}[:{size}] + w{j}[{size}:])"
-            if reduced[v].prim.name == "ReduceMean":
+            total = {"ReduceMax": f"_maximum(w{j}[:{size}], w{j}[{size}:])",
+                     "ReduceMin": f"_minimum(w{j}[:{size}], w{j}[{size}:])"}.get(
+                         name, f"(w{j}[:{size}] + w{j}[{size}:])")
+            if name == "ReduceMean":
                 total += f" / c{j}"
             finish.append(f"    r{j} = ({total}).astype(d{j}).reshape(s{j})")
         else:
             lines.append(f"    r{j} = _empty(s{j}, d{j})")
             first.append(f"r{j}.reshape(-1)")
             second.append(f"r{j}.reshape(-1)")
+    if any(_row_parts(group)):                # NOTE: [Fused row reductions]
+        first.append("_n")
+        second.append("_n")
     half = (n_total // 2) & ~63
     parallel = _threads() > 1 and n_total >= PARALLEL_MIN
     if reduced:      # always two halves (NOTE: [Fused reductions]): bits independent of threads

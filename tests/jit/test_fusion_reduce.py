@@ -73,20 +73,83 @@ def test_one_cheap_op_and_a_sum_are_not_worth_a_kernel():
     assert names(f1) == ["Add", "ReduceSum"]
 
 
-def test_other_axes_and_dtypes_stay_apart():
+def test_other_axes_short_rows_and_dtypes_stay_apart():
     def f(x):
         y = ops.relu(x) * 2.0
-        return y.sum(1), y.max(), y.sum(dtype=ms.float64)
+        return y.sum(1), y.sum(dtype=ms.float64), ops.amax(y, -1), ops.prod(y, 0)
     f1 = ms.jit(f, jit_level="O1")
-    f1(*data((64, 64)))
+    f1(*data((16, 64, 8)))                  # a middle axis; last-axis rows of 8 < ROW_MIN
     assert not groups(f1)[0].reductions
 
 
-@pytest.mark.parametrize("shape", [(300, 500), (4, 97, 33)])
+def test_a_hand_written_softmax_is_three_kernels_within_rounding():
+    def f(x):
+        e = ops.exp(x - ops.amax(x, -1, True))
+        return e / e.sum(-1, keepdims=True)
+    (x,) = data((64, 197), seed=6)
+    f1 = ms.jit(f, jit_level="O1")
+    got = f1(x).asnumpy()
+    close(got, ms.jit(f, jit_level="O0")(x).asnumpy(), rtol=1e-6, atol=1e-7)
+    close(got, reference(f, x)[0], rtol=1e-6, atol=1e-7)
+    # the max reads an input (no kernel computes it); the row sum joins the exp's kernel
+    # and the division reads it back once per row
+    assert names(f1) == ["ReduceMax", "FusedElementwise", "Div"]
+    (group,) = groups(f1)
+    assert [n.prim.name for n in group.reductions] == ["ReduceSum"]
+    assert "s // ro" in kernelgen.kernel_source(group)
+
+
+def test_layer_norm_pieces_read_row_statistics_in_the_kernel():
+    def f(x, g):
+        y = ops.tanh(x) * g
+        mu = y.mean(-1, keep_dims=True)
+        d = y - mu
+        var = (d * d).mean(-1, keep_dims=True)
+        return d * ops.rsqrt(var + 1e-5) * 2.0 + 1.0
+    x, g = data((8, 197, 256), (256,), seed=7)
+    f1 = ms.jit(f, jit_level="O1")
+    got = f1(x, g).asnumpy()
+    close(got, ms.jit(f, jit_level="O0")(x, g).asnumpy(), rtol=1e-5, atol=1e-5)
+    close(got, reference(f, x, g)[0], rtol=1e-5, atol=1e-5)
+    assert "ReduceMean" not in names(f1)
+    # tanh, mul, mean | sub, square, mean | add, rsqrt (rows) | mul, mul, add
+    assert ms.jit_report(f1).kernel_count == 4
+    sources = [kernelgen.kernel_source(gr) for gr in groups(f1)]
+    assert sum("a0 = x0[s // rx0]" in src or "[s // rx" in src for src in sources) >= 2
+
+
+@pytest.mark.parametrize("shape", [(64, 100), (4, 33, 48), (5000,)])
+def test_max_and_min_in_the_kernel_are_exact(shape):
+    def f(x):
+        y = ops.tanh(x) * 3.0 - 0.5
+        return (ops.amax(y), ops.amin(y), ops.amax(y, 0), ops.amin(y, 0, True),
+                ops.amax(y, -1, True), ops.amin(y, -1))
+    (x,) = data(shape, seed=8)
+    f1 = ms.jit(f, jit_level="O1")
+    for a, b in zip(f1(x), ms.jit(f, jit_level="O0")(x)):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert "ReduceMax" not in names(f1) and "ReduceMin" not in names(f1)
+
+
+def test_nan_wins_in_a_fused_maximum_and_minimum():
+    def f(x):
+        y = ops.abs(x) * 2.0
+        return ops.amax(y), ops.amin(y, 0), ops.amax(y, -1), ops.amin(y)
+    x = np.random.default_rng(9).standard_normal((40, 300)).astype(np.float32)
+    x[3, 7] = x[17, 299] = np.nan
+    want = ms.jit(f, jit_level="O0")(Tensor(x))
+    got = ms.jit(f, jit_level="O1")(Tensor(x))
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())     # NaN where NumPy has it
+    assert np.isnan(got[0].asnumpy()) and np.isnan(got[2].asnumpy()[[3, 17]]).all()
+
+
+@pytest.mark.parametrize("shape", [(300, 500), (4, 97, 33), (2, 70000)])
 def test_one_thread_and_two_give_the_same_bits(monkeypatch, shape):
     def f(x, b):
         y = ops.tanh(x) * b + 0.5
-        return y.mean(), y.sum(0)
+        return y.mean(), y.sum(0), y.sum(-1), ops.amax(y, -1), ops.amin(y)
     x, b = data(shape, shape[-1:], seed=2)
     results = []
     for n in ("1", "2"):
@@ -127,9 +190,13 @@ def test_the_w3_step_fuses_its_loss_mean_and_bias_gradient():
 
 UNARY = [ops.tanh, ops.sigmoid, ops.relu, ops.abs, lambda t: t * 0.5, lambda t: t + 1.0,
          lambda t: ops.exp(ops.tanh(t))]                  # values stay moderate
-BINARY = [ops.add, ops.sub, ops.maximum, lambda a, b: a * ops.tanh(b)]
+BINARY = [ops.add, ops.sub, ops.maximum, lambda a, b: a * ops.tanh(b),
+          lambda a, b: a - ops.amax(b, -1, True),            # a row statistic read back
+          lambda a, b: a * b.mean(-1, keep_dims=True)]
 REDUCE = [lambda t: t.sum(), lambda t: t.mean(), lambda t: t.sum(0),
-          lambda t: t.mean(0, keep_dims=True)]
+          lambda t: t.mean(0, keep_dims=True), lambda t: t.sum(-1),
+          lambda t: t.mean(-1, keep_dims=True), lambda t: ops.amax(t, -1),
+          lambda t: ops.amin(t, 0), lambda t: ops.amax(t)]
 
 
 @settings(max_examples=20, deadline=None)
