@@ -8,8 +8,18 @@ into it with ``out=`` instead of allocating. "Ufunc" includes nodes the code gen
 runs as a bare ufunc after resolving their attributes (``np.matmul`` for a plain
 MatMul). An elementwise node may reuse a buffer that dies at that very node (NumPy
 ufuncs handle an output that is also an input); a matmul never writes over its input. Graph inputs, outputs,
-written values, views and the outputs of other kernels are never reused, and buffers
-live for one call only (DESIGN.md, "Buffers").
+written values, views and the outputs of other kernels (except the fresh ones below)
+are never reused, and buffers live for one call only (DESIGN.md, "Buffers").
+
+NOTE: [Epilogues in place]
+Some opaque kernels always return a new array that nothing else holds: the GEMMs
+(``MatMul``, ``Dense``), the softmax family and ``GetitemGrad`` (``fresh_node``).
+Their outputs join the pool like a ufunc's, so the elementwise op right after them
+(attention's ``scores * scale`` after a batched matmul, its gradient's scale after
+``SoftmaxGrad``, a residual add after ``Dense``, the sum of two index gradients)
+writes into the kernel's output in place when that is the output's last reader: the
+epilogue runs on the GEMM's result in one pass instead of filling a fresh array (W5:
+two 10 MB page-faulting allocations and stores per step). Same ufunc, same bits.
 """
 from __future__ import annotations
 
@@ -37,6 +47,19 @@ def ufunc_node(node, casts=(), direct=False):
     return True
 
 
+_FRESH = frozenset({"MatMul", "BatchMatMul", "Dense", "GetitemGrad", "Softmax",
+                    "LogSoftmax", "SoftmaxGrad", "LogSoftmaxGrad"})
+
+
+def fresh_node(node):
+    """Whether ``node`` is an opaque kernel whose one output is always a new array that
+    nothing else holds (NOTE: [Epilogues in place]): its buffer may be written over."""
+    prim = node.prim
+    return prim.name in _FRESH and not prim.multiple_results and len(node.outputs) == 1 \
+        and not node.written and prim.effect is None and not prim.aliases \
+        and node.outputs[0].aval.shape != ()
+
+
 class Plan:
     """``reuse[k]``: the value whose buffer node ``k`` writes into; ``release[k]``: values
     whose last reader is node ``k`` and whose buffers are not pooled (freed there);
@@ -62,9 +85,12 @@ def plan(graph, cast_nodes=frozenset(), direct_ufuncs=frozenset()):
     last = last_readers(graph)
     keep = set(graph.outputs)
     written = {node.inputs[i] for node in graph.nodes for i, _ in node.written}
-    poolable = set()
+    poolable, writes_out = set(), set()
     for k, node in enumerate(graph.nodes):
         if ufunc_node(node, k in cast_nodes, k in direct_ufuncs):
+            poolable.add(node.outputs[0])
+            writes_out.add(k)
+        elif fresh_node(node):        # NOTE: [Epilogues in place]
             poolable.add(node.outputs[0])
     # A buffer lives while any value that may share it lives: the outputs of a kernel that
     # is not a plain ufunc may be views of its inputs, so their lifetimes extend it.
@@ -72,7 +98,7 @@ def plan(graph, cast_nodes=frozenset(), direct_ufuncs=frozenset()):
     pinned = set(keep) | written
     for k in range(len(graph.nodes) - 1, -1, -1):
         node = graph.nodes[k]
-        if ufunc_node(node, k in cast_nodes, k in direct_ufuncs):
+        if k in writes_out or fresh_node(node):     # outputs are no views of inputs
             continue
         outs = node.defines
         for x in node.inputs:
@@ -93,7 +119,7 @@ def plan(graph, cast_nodes=frozenset(), direct_ufuncs=frozenset()):
         here = [v for v in dying.get(k, ()) if v in poolable]
         out = node.outputs[0] if node.outputs else None
         target = None
-        if out is not None and out in poolable:
+        if out is not None and k in writes_out:
             key = (out.aval.shape, out.aval.dtype)
             # only an elementwise kernel may write over an input it reads (a matmul
             # would copy the input first)
