@@ -1,11 +1,12 @@
 """O1 (fusion) against O0 in one process, interleaved, for a loaded machine.
 
-usage: python bench_fusion.py [W1a W2a W2b W3 W4 W5 ...] [--rounds N] [--tiled]
+usage: python bench_fusion.py [W1a W2a W2b W3 W4 W5 epilogues cold ...] [--rounds N] [--tiled]
   Builds each workload of bench_spore.py at O0 and at O1, then times them in turn
   (O0, O1, O0, O1, ...) so both see the same machine load, and prints one JSON line per
   workload: the median of each mode and the median of the per-round ratio O1 / O0.
   --tiled turns Numba off (the NumPy tiled fusion path of O1).
-Also ``cold`` (W5 at O1 in a fresh process, empty kernel caches, then a second process
+Also ``epilogues`` (W5 at O1 with the in-place epilogues of NOTE: [Epilogues in place]
+in spore/_jit/memplan.py, and without them, interleaved), and ``cold`` (W5 at O1 in a fresh process, empty kernel caches, then a second process
 with the caches warm): the time to the first step after imports, with the CPU time of
 its compilation phases (see ``cold``).
 """
@@ -58,6 +59,34 @@ def interleaved(workload, rounds):
     return {"workload": workload, "O0_ms": round(statistics.median(times["jit"]), 4),
             "O1_ms": round(statistics.median(times["jit_O1"]), 4),
             "O1/O0": round(statistics.median(ratios), 3), "rounds": rounds}
+
+
+def epilogues(rounds):
+    """W5 at O1 with and without in-place epilogues (``memplan.fresh_node`` off while
+    the second is compiled), interleaved: wall and CPU medians and their ratios."""
+    from spore._jit import memplan
+    real = memplan.fresh_node
+    memplan.fresh_node = lambda node: False
+    try:
+        steps = {"without": build("W5", "jit_O1")}
+    finally:
+        memplan.fresh_node = real
+    steps["with"] = build("W5", "jit_O1")
+    wall, cpu = {m: [] for m in steps}, {m: [] for m in steps}
+    for step, sync in steps.values():
+        sync(step())
+    for _ in range(rounds):
+        for m, (step, sync) in steps.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            sync(step())
+            wall[m].append((time.perf_counter() - t0) * 1e3)
+            cpu[m].append((time.process_time() - c0) * 1e3)
+    med = statistics.median
+    return {"workload": "W5-epilogues", "with_ms": round(med(wall["with"]), 3),
+            "without_ms": round(med(wall["without"]), 3),
+            "with/without": round(med(a / b for a, b in zip(wall["with"], wall["without"])), 3),
+            "cpu with/without": round(med(a / b for a, b in zip(cpu["with"], cpu["without"])),
+                                      3), "rounds": rounds}
 
 
 _COLD = """
@@ -140,7 +169,8 @@ def main(argv):
         from spore import _native
         _native.set_enabled(False)
     for w in argv or list(WORKLOADS) + ["cold"]:
-        row = cold() if w == "cold" else interleaved(w, rounds)
+        row = cold() if w == "cold" else epilogues(rounds) if w == "epilogues" \
+            else interleaved(w, rounds)
         row["threads"] = H.THREADS
         print(json.dumps(row), flush=True)
 
