@@ -89,12 +89,14 @@ def trailing(small, shape):
 ROW_MIN = 16               # elements per row: shorter rows cut tiles too short to pay
 
 
-def rows(small, shape):
+def rows(small, shape, min_row=ROW_MIN):
     """Whether ``small`` is ``shape`` with its trailing axes kept as ones (a row
     statistic ``(M, 1)`` against ``(M, N)``, a keepdims max or sum over the last axes):
     flat, each of its elements stands for one run of ``size(shape) / size(small)``
     elements, so a Numba kernel reads it once per tile, tiles stopping at those run
-    boundaries (NOTE: [Fused row reductions])."""
+    boundaries (NOTE: [Fused row reductions]). ``min_row``: the shortest row admitted
+    (the code generator passes 1: it classifies a group that fusion already admitted,
+    maybe at other sizes, NOTE: [Dynamic axes])."""
     small, shape = tuple(small), tuple(shape)
     if len(small) != len(shape) or small == shape:
         return False
@@ -102,7 +104,7 @@ def rows(small, shape):
     while k and small[k - 1] == 1:
         k -= 1
     return 0 < k < len(shape) and small[:k] == shape[:k] \
-        and int(np.prod(shape[k:])) >= ROW_MIN
+        and int(np.prod(shape[k:])) >= min_row
 
 
 def _readable(small, shape):
@@ -227,9 +229,10 @@ def fuse(graph):
 _REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 
 
-def reduction(node):
+def reduction(node, min_row=ROW_MIN):
     """``"full"``, ``"leading"`` or ``"inner"`` for a sum, mean, maximum or minimum a
-    fused kernel can compute, else None (NOTE: [Fused reductions])."""
+    fused kernel can compute, else None (NOTE: [Fused reductions]); ``min_row`` as for
+    ``rows``."""
     if node.prim.name not in _REDUCTIONS or node.written or len(node.inputs) != 1:
         return None
     (x,) = node.inputs
@@ -253,7 +256,7 @@ def reduction(node):
     if axis == tuple(range(len(axis))):
         return "leading"
     if axis == tuple(range(ndim - len(axis), ndim)) \
-            and int(np.prod(x.aval.shape[ndim - len(axis):])) >= ROW_MIN:
+            and int(np.prod(x.aval.shape[ndim - len(axis):])) >= min_row:
         return "inner"
     return None
 

@@ -370,7 +370,7 @@ def _reduction_kind(node):
     """``fusion.reduction``: "full", "leading" or "inner" (imported here, as fusion
     imports this module)."""
     from .fusion import reduction
-    return reduction(node)
+    return reduction(node, min_row=1)
 
 
 def _row_parts(group):
@@ -380,7 +380,8 @@ def _row_parts(group):
     from .fusion import rows
     g, full = group.graph, tuple(group.shape)
     reduced = {r.outputs[0]: r for r in getattr(group, "reductions", ())}
-    row_in = [i for i, v in enumerate(g.inputs) if not scalar(v) and rows(v.aval.shape, full)]
+    row_in = [i for i, v in enumerate(g.inputs)
+              if not scalar(v) and rows(v.aval.shape, full, min_row=1)]
     inner = [j for j, v in enumerate(g.outputs)
              if v in reduced and _reduction_kind(reduced[v]) == "inner"]
     return row_in, inner

@@ -224,3 +224,16 @@ def test_random_graphs_with_reductions_match_the_unfused_graph(program, reds, sh
         assert g.dtype == w.dtype and g.shape == w.shape
         scale = np.abs(e).max() + 1.0         # a sum's error scales with its terms
         close(g.asnumpy(), e, rtol=rtol, atol=rtol * scale * 8)
+
+
+def test_row_reductions_serve_every_size_of_a_shared_program():
+    # dynamic axes: the kernel is classified again at each size (rows of any length)
+    def f(x):
+        y = ops.tanh(x) * 2.0
+        e = ops.exp(y - ops.amax(y, -1, True))
+        return e / e.sum(-1, keepdims=True), ops.amin(y, -1)
+    shared = ms.jit(f, dynamic=1, jit_level="O1")
+    for n in (100, 40, 7, 300):
+        (x,) = data((n, 64), seed=n)
+        for a, b in zip(shared(x), ms.jit(f, jit_level="O0")(x)):
+            close(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
