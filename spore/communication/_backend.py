@@ -105,6 +105,14 @@ class Comm:
         return out
 
     @staticmethod
+    def spec(a):
+        """``a`` (contiguous, of a native dtype) as an mpi4py message ``[buffer, MPI
+        datatype]``, made once for a plan that reuses it call after call: mpi4py then skips
+        the buffer protocol and the dtype look-up (NOTE: [Eager all-reduce] in
+        ``spore/_prims/comm.py``). BufferError when ``a`` is not contiguous."""
+        return [_MPI.buffer(a), _DATATYPES[a.dtype]]
+
+    @staticmethod
     def result_buffer(shape, dtype):
         """An uninitialised array for a result (pooled: NOTE: [Buffer reuse])."""
         return POOL.empty(shape, dtype)
@@ -328,6 +336,14 @@ class SoloComm(Comm):
         self.inplace_reducers = dict.fromkeys(REDUCE_OPS, (_solo_in_place, None, None))
         self._shared = False
 
+    @staticmethod
+    def spec(a):
+        """The array itself (its reducer copies it); BufferError when not contiguous, as
+        MPI's."""
+        if not (a.flags.c_contiguous or a.flags.f_contiguous):
+            raise BufferError("not contiguous")
+        return a
+
     def allreduce(self, x, op, out=None):
         if out is None:
             return np.array(x, order="C", copy=True)
@@ -388,6 +404,7 @@ class SoloComm(Comm):
 
 _MPI = None
 _MPI_OPS = {}
+_DATATYPES = {}     # native dtype -> MPI datatype (for ``Comm.spec``)
 
 
 def start():
@@ -398,6 +415,11 @@ def start():
     MPI = load_mpi()
     _MPI = MPI
     _MPI_OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
+    _DATATYPES.update((np.dtype(t), d) for t, d in (
+        (np.int8, MPI.INT8_T), (np.int16, MPI.INT16_T), (np.int32, MPI.INT32_T),
+        (np.int64, MPI.INT64_T), (np.uint8, MPI.UINT8_T), (np.uint16, MPI.UINT16_T),
+        (np.uint32, MPI.UINT32_T), (np.uint64, MPI.UINT64_T), (np.float32, MPI.FLOAT),
+        (np.float64, MPI.DOUBLE)))
     world = MPI.COMM_WORLD
     node = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
     local_rank, local_size = node.Get_rank(), node.Get_size()
