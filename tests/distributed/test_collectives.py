@@ -189,3 +189,11 @@ def test_repeated_all_reduce_reuses_its_plan(solo, monkeypatch):
         np.testing.assert_array_equal(f(x).asnumpy(), x.asnumpy())
         np.testing.assert_array_equal(held.asnumpy(), x.asnumpy() - 1)
         assert len(made) == 4                       # a new result: the old one was held
+
+
+def test_ranks_of_a_node_share_its_cores():
+    """NOTE: [Cores per rank]: 2 ranks, no thread variables: each takes half the cores
+    (at least one) in Spore's pool and OpenBLAS."""
+    from spore.communication._backend import THREAD_VARS
+    r = launch.run("cores.py", timeout=120, unset=THREAD_VARS)
+    assert len(re.findall(r"threads \d+", r.stdout)) == 2, r.stdout

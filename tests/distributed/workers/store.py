@@ -5,7 +5,7 @@ import sys
 from datetime import timedelta
 
 from spore import mint, ops
-from spore.communication import init, get_rank
+from spore.communication import init, get_rank, comm_func
 
 init()
 rank, port = get_rank(), int(sys.argv[1])
@@ -38,5 +38,6 @@ else:
     else:
         raise AssertionError("get of a deleted key did not time out")
 store.set(f"bye{rank}", "")
-store.get(f"bye{other}")                # the master's server stays up for both
+store.get(f"bye{other}")
+comm_func.barrier()                     # the master's server stays up until both are done
 print(f"rank {rank} checked {checked}", flush=True)
