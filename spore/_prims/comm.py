@@ -99,78 +99,138 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # NOTE: [Eager all-reduce]
 # A small all-reduce takes ~1-2 us inside MPI, so every layer above it shows: the
 # dispatch point's keyword attributes, the eager path, the group lookup, dtype and
-# layout checks (together ~2.5 us before this path). ``lean_all_reduce(op, group)``
-# gives the callers that checked ``op`` and ``group`` once (``ops.AllReduce()``, and
-# ``comm_func.all_reduce`` on the first call with them) a function that does the call
-# with nothing else: outside any trace or tape (``_scopes == 0``, the dispatch point's
-# own test) it hands a NumPy-backed Tensor of a dtype MPI reduces natively straight to
-# the group's reducer (mpi4py's Allreduce, into a new array laid out like the input)
-# and returns the result; a small result reuses the previous one's array once nothing
-# else refers to it (its reference count, as the pool does for large ones: NOTE:
-# [Buffer reuse]), which spares an allocation per call. For anything else (a trace, a
-# tape, float16 / bfloat16, a strided view, a non-Tensor) it returns None and the
-# caller calls ``all_reduce_p``, so capture, gradients and error messages are those of
-# the primitive. ``lean_all_reduce_inplace`` is the same for the in-place
-# ``ops.all_reduce(tensor)`` (MindSpore 2.10's function): MPI's Allreduce(IN_PLACE)
-# on the tensor's own memory, nothing allocated.
-def lean_all_reduce(op, group):
-    """``x -> Tensor or None``: ``all_reduce_p(x, op=op, group=group)`` when it can be
-    done without the dispatch point, else None (NOTE: [Eager all-reduce])."""
-    groups = _load_management()._groups
-    backend = _management._backend
-    native, pool_from, pool = backend.NATIVE_DTYPES, backend.MIN_POOLED_BYTES, backend.POOL
-    ndarray, empty_like, Tensor, Parameter = np.ndarray, np.empty_like, P._Tensor, P._Parameter
-    explain, attrs = all_reduce_p._explain, {"op": op, "group": group}
-    getrefcount = sys.getrefcount
-    free = _free_refs()
-    seen = [(None, None, None)]     # (the last group Comm, its reducer for ``op``): one
-    # tuple, swapped whole, so another thread never pairs a Comm with another's reducer
+# layout checks (together ~2.5 us before this path). ``lean_all_reduce(op, group,
+# fallback)`` gives the callers that checked ``op`` and ``group`` once (``ops.AllReduce()``,
+# and ``comm_func.all_reduce`` on the first call with them) one function that does the
+# call with nothing else. Outside any trace or tape (``_scopes == 0``, the dispatch
+# point's own test) a NumPy-backed Tensor of a dtype MPI reduces natively goes straight
+# to the group's reducer (mpi4py's Allreduce) into a new array laid out like the input.
+# A small call keeps a *plan*: the input array, its shape, the group, the result array
+# and both arrays as mpi4py message specs made once (``Comm.spec``: the buffer and MPI
+# datatype, which spares mpi4py the buffer protocol and the dtype look-up on every call,
+# ~0.25 us). The next call on the same input array (same shape) whose previous result
+# nobody holds any more (its reference count, as the pool does for large ones: NOTE:
+# [Buffer reuse]) runs the plan: the MPI call and a Tensor around the result, nothing
+# else. Any other small call makes a new plan (a new result array unless the old one is
+# free and laid out alike). For anything else (a trace, a tape, float16 / bfloat16, a
+# strided view, a non-Tensor) it calls ``fallback(x)`` (``all_reduce_p`` with the
+# caller's checks), so capture, gradients and error messages are those of the
+# primitive. ``lean_all_reduce_inplace`` is the same for the in-place
+# ``ops.all_reduce(tensor)`` (MindSpore 2.10's function): MPI's Allreduce(IN_PLACE) on
+# the tensor's own memory, nothing allocated.
+def lean_setup():
+    """Bind what ``all_reduce_call`` reads as globals (the group table, the Tensor
+    classes; imported late: management imports the ops); called by the classes that
+    use it, when they are made."""
+    global _groups, _Tensor, _Parameter, _NATIVE, _POOL_FROM, _POOL
+    if _groups is None:
+        backend = _load_management()._backend
+        _NATIVE, _POOL_FROM, _POOL = (backend.NATIVE_DTYPES, backend.MIN_POOLED_BYTES,
+                                      backend.POOL)
+        _Tensor, _Parameter = P._Tensor, P._Parameter
+        _groups = _management._groups
 
-    spare = [None]          # the last small result: reused once nothing else holds it
 
-    def run(x):
-        tx = type(x)
-        if P._scopes == 0 and (tx is Tensor or tx is Parameter):
-            a = x._data
-            if type(a) is ndarray and a.dtype in native:
-                comm = groups.get(group)
-                if comm is not None:
-                    last = seen[0]
-                    if comm is not last[0]:
-                        last = seen[0] = (comm,) + comm.reducers[op]
-                    if a.nbytes < pool_from:
-                        out = spare[0]
-                        if out is None or getrefcount(out) != free or out.dtype != a.dtype \
-                                or out.shape != a.shape or out.strides != a.strides:
-                            out = spare[0] = empty_like(a)      # laid out like a
-                    elif not a.flags.c_contiguous:
-                        out = empty_like(a)
-                    else:
-                        out = pool.empty(a.shape, a.dtype)
-                    try:
-                        last[1](a, out, last[2])
-                    except BufferError:         # a strided view: nothing was sent
-                        return None
-                    except Exception as e:
-                        raise explain(e, (a,), attrs) from None
-                    t = Tensor.__new__(Tensor)
-                    t._data = out
-                    t._tape_ref = None
-                    return t
+_groups = _Tensor = _Parameter = _NATIVE = _POOL_FROM = _POOL = None
+NO_PLAN = (None,) * 8
+
+
+def all_reduce_call(self, x):
+    """``self(x)``: ``all_reduce_p(x, op=self.op, group=self.group)`` without the
+    dispatch point where it can, else ``self._checked(x)`` (NOTE: [Eager all-reduce]).
+    A method of the callers' classes (``ops.AllReduce``, comm_func's), so a call is one
+    Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``)."""
+    tx = type(x)
+    if (tx is _Tensor or tx is _Parameter) and P._scopes == 0:
+        a = x._data
+        p = self._plan
+        if a is p[1] and _groups.get(self.group) is p[0] and getrefcount(p[4]) == _FREE \
+                and a.shape == p[2]:
+            try:
+                p[6](p[3], p[5], p[7])
+            except Exception as e:
+                raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) \
+                    from None
+            t = _new_tensor(_Tensor)
+            t._data = p[4]
+            t._tape_ref = None
+            return t
+        if type(a) is np.ndarray and a.dtype in _NATIVE:
+            out = _new_plan(self, a) if a.nbytes < _POOL_FROM else _large(self, a)
+            if out is not None:
+                t = _new_tensor(_Tensor)
+                t._data = out
+                t._tape_ref = None
+                return t
+    return self._checked(x)
+
+
+getrefcount = sys.getrefcount
+_new_tensor = object.__new__
+
+
+def _new_plan(self, a):
+    """Reduce the small ``a`` into the result of a new plan, ``self._plan``: (group Comm,
+    input array, its shape, its spec, result, its spec, reducer, MPI op), one tuple swapped
+    whole, so another thread never pairs one plan's parts with another's. None: not here
+    (no such group, or a strided view: nothing was sent)."""
+    comm = _groups.get(self.group)
+    if comm is None:
         return None
-    return run
+    p = self._plan
+    out = p[4]
+    try:
+        if out is not None and getrefcount(out) == _FREE + 1 and comm is p[0] \
+                and out.dtype == a.dtype and out.shape == a.shape and out.strides == a.strides:
+            out_spec = p[5]
+        else:
+            out = np.empty_like(a)                      # laid out like a
+            out_spec = comm.spec(out)
+        a_spec = comm.spec(a)
+    except BufferError:
+        return None
+    reduce, mpi_op = comm.reducers[self.op]
+    self._plan = (comm, a, a.shape, a_spec, out, out_spec, reduce, mpi_op)
+    try:
+        reduce(a_spec, out_spec, mpi_op)
+    except Exception as e:
+        raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) from None
+    return out
+
+
+def _large(self, a):
+    """Reduce the large ``a`` into a pooled result (NOTE: [Buffer reuse]); None: not here."""
+    comm = _groups.get(self.group)
+    if comm is None:
+        return None
+    out = _POOL.empty(a.shape, a.dtype) if a.flags.c_contiguous else np.empty_like(a)
+    reduce, mpi_op = comm.reducers[self.op]
+    try:
+        reduce(a, out, mpi_op)
+    except BufferError:                                 # a strided view: nothing was sent
+        return None
+    except Exception as e:
+        raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) from None
+    return out
 
 
 def _free_refs():
-    """The reference count ``lean_all_reduce`` sees for its spare result when nothing
-    else holds it (measured the way it measures: interpreters count temporaries
-    differently)."""
-    spare = [np.empty(1)]
+    """The reference count ``all_reduce_call`` sees for its plan's result when nothing but
+    the plan holds it (the plan's tuple and the result's spec, which refers to it),
+    measured the way it measures: interpreters count temporaries differently."""
+    out = np.empty(1)
 
-    def probe():
-        out = spare[0]
-        return sys.getrefcount(out)
-    return probe()
+    class Holder:
+        _plan = (None,) * 4 + (out, [out])
+    del out
+
+    def probe(self):
+        p = self._plan
+        return getrefcount(p[4])
+    return probe(Holder())
+
+
+_FREE = _free_refs()
 
 
 def lean_all_reduce_inplace(op, group):

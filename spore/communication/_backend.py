@@ -105,6 +105,14 @@ class Comm:
         return out
 
     @staticmethod
+    def spec(a):
+        """``a`` (contiguous, of a native dtype) as an mpi4py message ``[buffer, MPI
+        datatype]``, made once for a plan that reuses it call after call: mpi4py then skips
+        the buffer protocol and the dtype look-up (NOTE: [Eager all-reduce] in
+        ``spore/_prims/comm.py``). BufferError when ``a`` is not contiguous."""
+        return [_MPI.buffer(a), _DATATYPES[a.dtype]]
+
+    @staticmethod
     def result_buffer(shape, dtype):
         """An uninitialised array for a result (pooled: NOTE: [Buffer reuse])."""
         return POOL.empty(shape, dtype)
@@ -328,6 +336,14 @@ class SoloComm(Comm):
         self.inplace_reducers = dict.fromkeys(REDUCE_OPS, (_solo_in_place, None, None))
         self._shared = False
 
+    @staticmethod
+    def spec(a):
+        """The array itself (its reducer copies it); BufferError when not contiguous, as
+        MPI's."""
+        if not (a.flags.c_contiguous or a.flags.f_contiguous):
+            raise BufferError("not contiguous")
+        return a
+
     def allreduce(self, x, op, out=None):
         if out is None:
             return np.array(x, order="C", copy=True)
@@ -388,6 +404,7 @@ class SoloComm(Comm):
 
 _MPI = None
 _MPI_OPS = {}
+_DATATYPES = {}     # native dtype -> MPI datatype (for ``Comm.spec``)
 
 
 def start():
@@ -398,11 +415,73 @@ def start():
     MPI = load_mpi()
     _MPI = MPI
     _MPI_OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
+    _DATATYPES.update((np.dtype(t), d) for t, d in (
+        (np.int8, MPI.INT8_T), (np.int16, MPI.INT16_T), (np.int32, MPI.INT32_T),
+        (np.int64, MPI.INT64_T), (np.uint8, MPI.UINT8_T), (np.uint16, MPI.UINT16_T),
+        (np.uint32, MPI.UINT32_T), (np.uint64, MPI.UINT64_T), (np.float32, MPI.FLOAT),
+        (np.float64, MPI.DOUBLE)))
     world = MPI.COMM_WORLD
     node = world.Split_type(MPI.COMM_TYPE_SHARED, key=world.Get_rank())
     local_rank, local_size = node.Get_rank(), node.Get_size()
     node.Free()
+    share_cores(local_size)
     return Comm(WORLD_NAMES[2], world, range(world.Get_size()), local_rank, local_size)
+
+
+# NOTE: [Cores per rank]
+# N ranks on one node each start with BLAS and Spore's pool sized for every core of the
+# node, so 2 ranks on 2 cores ran 4 BLAS threads (+ Spore's workers) that preempt each
+# other, and a rank waiting in a collective waits for the one whose thread lost its
+# core. When a job of several ranks per node starts and the user has set none of the
+# thread variables (THREAD_VARS), each rank takes its share of the cores it may run
+# on: ``OMP_NUM_THREADS`` (read by Spore's pool, NOTE: [Threads] in _core/threads.py,
+# and by the BLAS of child processes) and the thread count of the OpenBLAS already
+# loaded in this process (NumPy's: its variable was read when NumPy was imported, so
+# it is set through the library's ``*openblas_set_num_threads*`` function).
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "SPORE_NUM_THREADS")
+
+
+def share_cores(local_size):
+    """Give this rank its share of the node's cores (NOTE: [Cores per rank]); the thread
+    count it set, or None where it left the threads alone."""
+    if local_size <= 1 or any(os.environ.get(v) for v in THREAD_VARS):
+        return None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:          # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    n = max(1, cpus // local_size)
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    for setter in _blas_thread_setters():
+        setter(n)
+    return n
+
+
+def _blas_thread_setters():
+    """The ``set_num_threads`` functions of the OpenBLAS libraries loaded in this process
+    (found in its memory map; none where that cannot be read)."""
+    import ctypes
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line.lower()
+                     and ".so" in line}
+    except OSError:
+        return []
+    setters = []
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("openblas_set_num_threads", "openblas_set_num_threads64_",
+                     "scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.argtypes, fn.restype = [ctypes.c_int], None
+                setters.append(fn)
+                break
+    return setters
 
 
 def abort(code=1):

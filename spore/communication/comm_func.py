@@ -41,15 +41,27 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP, async
     try:
         lean = _lean_all_reduce[op, group]
     except (KeyError, TypeError):       # arguments not seen before: checked here, once
-        lean = _lean_all_reduce[op, group] = C.lean_all_reduce(
-            check_op("all_reduce", op), check_group("all_reduce", group))
-    out = lean(tensor)                  # NOTE: [Eager all-reduce] in spore/_prims/comm.py
-    if out is None:
-        out = C.all_reduce_p(_tensor("all_reduce", tensor), op=op, group=group)
-    return out, (CommHandle() if async_op else None)
+        lean = _lean_all_reduce[op, group] = _AllReduce(check_op("all_reduce", op),
+                                                        check_group("all_reduce", group))
+    # NOTE: [Eager all-reduce] in spore/_prims/comm.py
+    return lean(tensor), (CommHandle() if async_op else None)
 
 
-_lean_all_reduce = {}       # (op, group) -> C.lean_all_reduce(op, group), both checked
+class _AllReduce:
+    """``all_reduce``'s call for one checked ``op`` and ``group``."""
+
+    def __init__(self, op, group):
+        self.op, self.group = op, group
+        C.lean_setup()
+        self._plan = C.NO_PLAN
+
+    __call__ = C.all_reduce_call
+
+    def _checked(self, t):
+        return C.all_reduce_p(_tensor("all_reduce", t), op=self.op, group=self.group)
+
+
+_lean_all_reduce = {}       # (op, group) -> _AllReduce(op, group), both checked
 
 
 def all_gather_into_tensor(tensor, group=GlobalComm.WORLD_COMM_GROUP, async_op=False):

@@ -36,6 +36,7 @@ from .._prims import comm as C
 from .._prims.array import assign_p
 from .._tensor import Tensor
 from . import management as M
+from .store import TCPStore
 
 __all__ = [
     "init_process_group", "destroy_process_group", "new_group", "get_rank", "get_world_size",
@@ -46,7 +47,7 @@ __all__ = [
     "isend", "irecv", "P2POp", "batch_isend_irecv", "all_to_all", "all_to_all_single",
     "gather_into_tensor", "scatter_tensor", "gather", "scatter", "all_gather_object",
     "broadcast_object_list", "gather_object", "scatter_object_list", "send_object_list",
-    "recv_object_list", "set_comm_ops_inplace", "CommHandle"]
+    "recv_object_list", "set_comm_ops_inplace", "CommHandle", "TCPStore"]
 
 logger = logging.getLogger("spore")
 

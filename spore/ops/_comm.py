@@ -53,13 +53,13 @@ class AllReduce(Primitive):
         super().__init__("AllReduce")
         self.op = check_op("AllReduce", op)
         self.group = check_group("AllReduce", group)
-        self._lean = C.lean_all_reduce(self.op, self.group)
+        C.lean_setup()
+        self._plan = C.NO_PLAN
 
-    def __call__(self, x):
-        out = self._lean(x)         # NOTE: [Eager all-reduce] in spore/_prims/comm.py
-        if out is None:
-            out = C.all_reduce_p(check_tensor("AllReduce", x), op=self.op, group=self.group)
-        return out
+    __call__ = C.all_reduce_call        # NOTE: [Eager all-reduce] in spore/_prims/comm.py
+
+    def _checked(self, x):
+        return C.all_reduce_p(check_tensor("AllReduce", x), op=self.op, group=self.group)
 
 
 class AllGather(Primitive):

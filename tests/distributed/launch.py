@@ -45,24 +45,27 @@ def needs_mpi():
         pytest.skip(reason)
 
 
-def env():
+def env(unset=()):
     e = dict(os.environ)
     e["OMP_NUM_THREADS"] = e["OPENBLAS_NUM_THREADS"] = "1"
+    for name in unset:
+        e.pop(name, None)
     e.setdefault("SPORE_NATIVE", "0")
     e["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parents[2])
     return e
 
 
-def run(script, *args, n=2, timeout=120, check=True, launcher=None, cwd=None):
+def run(script, *args, n=2, timeout=120, check=True, launcher=None, cwd=None, unset=()):
     """Run ``workers/<script>`` (or a path) on ``n`` ranks; returns the CompletedProcess.
-    With ``check``, a non-zero exit fails the test showing the workers' output."""
+    With ``check``, a non-zero exit fails the test showing the workers' output. ``unset``:
+    environment variables the workers do not get."""
     needs_mpi()
     from spore.communication.launch import find_mpiexec
     path = script if os.path.isabs(str(script)) else WORKERS / script
     cmd = launcher or [find_mpiexec(), "-n", str(n)]
     cmd = list(cmd) + [sys.executable, str(path)] + [str(a) for a in args]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(),
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(unset),
                            cwd=cwd)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"{script} on {n} ranks did not finish within {timeout} s:\n"

@@ -152,3 +152,48 @@ def test_gradient_buckets_through_the_shared_window(n, shared, monkeypatch):
     lines = re.findall(r"checked (\d+) shared=(True|False)", r.stdout)
     assert len(lines) == n and all(int(c) > 30 for c, _ in lines), r.stdout
     assert {s for _, s in lines} == {"True" if shared == "1" else "False"}, r.stdout
+
+
+def test_planned_all_reduce_matches_the_primitive_on_two_ranks():
+    """NOTE: [Eager all-reduce]: repeated calls on one input run its plan; values, dtypes,
+    layouts, ops, held and dropped results, inputs changed in place and groups made again
+    agree with the primitive's generic path and NumPy on every rank."""
+    r = launch.run("lean_all_reduce.py", timeout=300)
+    counts = [int(n) for n in re.findall(r"checked (\d+)", r.stdout)]
+    assert len(counts) == 2 and min(counts) > 3000, r.stdout
+
+
+def test_repeated_all_reduce_reuses_its_plan(solo, monkeypatch):
+    """The second call on the same input makes no new message specs and, once the first
+    result is dropped, no new result array; a held result is never written again."""
+    from spore.communication import _backend, comm_func
+    made = []
+    spec = _backend.SoloComm.spec
+    monkeypatch.setattr(_backend.SoloComm, "spec", staticmethod(
+        lambda a: made.append(a.shape) or spec(a)))
+    for f in (ops.AllReduce("max"), lambda t: comm_func.all_reduce(t, "min")[0]):
+        made.clear()
+        x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        first = f(x)
+        assert len(made) == 2                       # the input's and the result's
+        at = first.asnumpy().ctypes.data
+        del first
+        for _ in range(3):
+            out = f(x)
+            np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
+            assert out.asnumpy().ctypes.data == at
+            del out
+        assert len(made) == 2
+        held = f(x)
+        x.asnumpy()[...] += 1                       # read again by the next call
+        np.testing.assert_array_equal(f(x).asnumpy(), x.asnumpy())
+        np.testing.assert_array_equal(held.asnumpy(), x.asnumpy() - 1)
+        assert len(made) == 4                       # a new result: the old one was held
+
+
+def test_ranks_of_a_node_share_its_cores():
+    """NOTE: [Cores per rank]: 2 ranks, no thread variables: each takes half the cores
+    (at least one) in Spore's pool and OpenBLAS."""
+    from spore.communication._backend import THREAD_VARS
+    r = launch.run("cores.py", timeout=120, unset=THREAD_VARS)
+    assert len(re.findall(r"threads \d+", r.stdout)) == 2, r.stdout
