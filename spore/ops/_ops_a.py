@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import _random
 from .._core import primitive as P
 from .._prims.ops_a import fractional_argmax_p, window_argmax_p
+from .._prims.random import uniform_real_p
 from ._nn._args import int_tuple, is_int, same_pads
 from ._nn_more import _ops, _tensor
 
@@ -55,9 +56,8 @@ def _fractional_fixed(name, x, kernel, output, samples, nd):
 
 def _samples(name, x, random_samples, nd):
     n, c = x.shape[0], x.shape[1]
-    if random_samples is None:
-        u = _random.generator(_random.next_key()).random((n, c, nd))
-        return P._Tensor(u.astype(x._data.dtype))
+    if random_samples is None:       # drawn in the graph under jit: new starts every call
+        return uniform_real_p(_random.key_tensor(), shape=(n, c, nd), dtype=x._data.dtype)
     _float_tensor(name, "random_samples", random_samples, (3,))
     if tuple(random_samples.shape) != (n, c, nd):
         raise ValueError(f"For '{name}', the 'random_samples' must have shape {[n, c, nd]}, "

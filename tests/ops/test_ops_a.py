@@ -680,3 +680,18 @@ def test_bad_inputs_are_clear_errors_naming_the_op():
                               deformable_groups="2")
     with pytest.raises(TypeError, match="op_info_register"):
         ops.op_info_register(3)
+
+
+def test_fractional_max_pool_draws_its_starts_in_the_graph_under_jit():
+    # the random window starts come from the one random state: a compiled call draws
+    # new ones every call, the same ones PyNative draws from the same seed
+    x = Tensor(np.random.default_rng(0).random((1, 2, 9, 9), dtype=np.float32))
+    f = ms.jit(lambda x: ops.fractional_max_pool2d(x, 2, output_size=(4, 4)))
+    ms.set_seed(5)
+    first, second = f(x).asnumpy(), f(x).asnumpy()
+    ms.set_seed(5)
+    want = [ops.fractional_max_pool2d(x, 2, output_size=(4, 4)).asnumpy() for _ in range(2)]
+    assert (first != second).any()
+    np.testing.assert_array_equal(first, want[0])
+    np.testing.assert_array_equal(second, want[1])
+    assert not ms.jit_report(f).fallbacks
