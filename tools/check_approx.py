@@ -5,7 +5,7 @@ Usage (from the repository root, with Numba installed)::
     python tools/check_approx.py              # all 2^32 inputs of exp, tanh, sigmoid, erf
     python tools/check_approx.py tanh --step 7  # every 7th bit pattern of tanh only
     python tools/check_approx.py tanh_sigmoid.tanh tanh_sigmoid.sigmoid  # the shared pair
-    python tools/check_approx.py --fit        # recompute the erfc(x) e^(x^2) coefficients
+    python tools/check_approx.py --fit        # recompute the polynomial coefficients
 
 For each function it prints the largest distance in ulp from the float64 result rounded
 to float32 (NaN must map to NaN) and how many inputs are not exact; it exits 1 when any
@@ -28,12 +28,39 @@ BOUND_ULP = 2
 CHUNK = 1 << 26
 
 
+def _cheb(f, lo, hi, deg, n=4000):
+    """Power-basis coefficients (lowest degree first) of the degree-``deg`` Chebyshev
+    fit of ``f`` on [lo, hi], and its largest error on a fine grid."""
+    from numpy.polynomial import Chebyshev, Polynomial
+    t = np.cos(np.pi * (np.arange(n) + 0.5) / n) * (hi - lo) / 2 + (hi + lo) / 2
+    fit = Chebyshev.fit(t, f(t), deg, domain=[lo, hi])
+    grid = np.linspace(lo, hi, 100001)
+    return fit.convert(kind=Polynomial).coef, np.max(np.abs(fit(grid) - f(grid)))
+
+
 def _fit():
+    """Print the polynomial coefficients of spore/_jit/approx.py."""
     from numpy.polynomial import chebyshev as C
     t = np.cos(np.pi * (np.arange(4000) + 0.5) / 4000) * 1.5 + 2.5
     f = np.array([math.erfc(v) * math.exp(v * v) for v in t])
     coeffs = C.cheb2poly(C.chebfit((t - 2.5) / 1.5, f, 18))[::-1]
+    print("_ERFC_BIG (highest degree first):")
     print(",\n".join(repr(float(c)) for c in coeffs))
+
+    def exp_q(r):                  # (e^r - 1 - r) / r^2, its series near 0
+        r = np.asarray(r, float)
+        safe = np.where(np.abs(r) < 1e-3, 1.0, r)
+        return np.where(np.abs(r) < 1e-3, 0.5 + r / 6 + r * r / 24 + r ** 3 / 120,
+                        (np.expm1(safe) - safe) / safe ** 2)
+    half_ln2 = math.log(2) / 2 + 1e-3
+    q, err = _cheb(exp_q, -half_ln2, half_ln2, 4)
+    print(f"_EXP_Q (lowest degree first; error in Q {err:.2e}):", [float(c) for c in q])
+
+    def tanh_p(u):                 # (tanh(a) / a - 1) / a^2 as a function of u = a^2
+        a = np.sqrt(np.maximum(u, 1e-30))
+        return np.where(u < 1e-8, -1 / 3 + 2 / 15 * u, (np.tanh(a) / a - 1) / np.maximum(u, 1e-30))
+    p, err = _cheb(tanh_p, 0.0, 0.625 ** 2, 5)
+    print(f"_TANH_P (lowest degree first; error in P {err:.2e}):", [float(c) for c in p])
 
 
 def _checker(name):
@@ -88,7 +115,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=["exp", "tanh", "sigmoid", "erf"])
     ap.add_argument("--step", type=int, default=1, help="check every STEP-th bit pattern")
-    ap.add_argument("--fit", action="store_true", help="print the erfc fit coefficients")
+    ap.add_argument("--fit", action="store_true", help="print the polynomial coefficients")
     args = ap.parse_args(argv)
     if args.fit:
         _fit()

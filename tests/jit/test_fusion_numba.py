@@ -115,7 +115,8 @@ def test_a_segment_loop_vectorises():
     array = T.Array(T.float32, 1, "C")
     ns["segment0"].compile((T.int64, array, array))
     llvm = ns["segment0"].inspect_llvm(ns["segment0"].signatures[0])
-    assert re.search(r"fdiv [a-z ]*<\d+ x double>", llvm)    # the shared division, in lanes
+    assert re.search(r"fdiv [a-z ]*<\d+ x float>", llvm)     # the divisions, in float32 lanes
+    assert not re.search(r"<\d+ x double>", llvm)            # nothing computed in float64
 
 
 def test_a_large_tanh_after_a_matmul_is_a_kernel_of_its_own():
