@@ -171,10 +171,12 @@ def test_no_chunks_below_the_threshold(two_threads, numpy_kernels, spy):
 def test_arithmetic_waits_for_larger_arrays_than_transcendentals():
     assert M.add_p.par_min == M.mul_p.par_min == threads.MIN_CHEAP
     assert M.log_p.par_min == M.sin_p.par_min == threads.MIN_COSTLY
-    vectorised = vecmath.MIN_FAST if _native.installed() else None
-    assert M.erf_p.par_min == (vectorised or threads.MIN_COMPOSITE)
-    assert M.tanh_p.par_min == M.exp_p.par_min == (vectorised or threads.MIN_COSTLY)
-    assert M.sigmoid_p.par_min == (vectorised or threads.MIN_COMPOSITE)
+    def vectorised(loop):
+        return vecmath.MIN_SIZE[loop] if _native.installed() else None
+    assert M.erf_p.par_min == (vectorised(vecmath.erf_loop) or threads.MIN_COMPOSITE)
+    assert M.tanh_p.par_min == (vectorised(vecmath.tanh_loop) or threads.MIN_COSTLY)
+    assert M.exp_p.par_min == (vectorised(vecmath.exp_loop) or threads.MIN_COSTLY)
+    assert M.sigmoid_p.par_min == (vectorised(vecmath.sigmoid_loop) or threads.MIN_COMPOSITE)
     assert threads.MIN_COSTLY < threads.MIN_COMPOSITE < threads.MIN_CHEAP
     assert ms.ops.matmul is not None and P.REGISTRY["MatMul"].par_min == P._NO_CHUNKS
 

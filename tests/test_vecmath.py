@@ -147,11 +147,11 @@ def test_gradients_use_the_vectorised_outputs():
 def test_numpy_kernels_below_the_threshold_for_other_dtypes_and_when_off(name, monkeypatch):
     loop, _, op, prim = CASES[name]
     numpy_kernel = prim._cpu
-    small = np.linspace(-5, 5, V.MIN_FAST - 1, dtype=F32)
+    small = np.linspace(-5, 5, V.MIN_SIZE[loop] - 1, dtype=F32)
     assert op(Tensor(small)).asnumpy().tobytes() == numpy_kernel(small).tobytes()
-    wide = np.linspace(-5, 5, 2 * V.MIN_FAST, dtype=np.float64)
+    wide = np.linspace(-5, 5, 2 * V.MIN_SIZE[loop], dtype=np.float64)
     assert op(Tensor(wide)).asnumpy().tobytes() == numpy_kernel(wide).tobytes()
-    large = np.linspace(-5, 5, 2 * V.MIN_FAST, dtype=F32)
+    large = np.linspace(-5, 5, 2 * V.MIN_SIZE[loop], dtype=F32)
     assert prim.specializer({}, [types.SimpleNamespace(shape=small.shape, dtype=F32)]) is None
     assert prim.specializer({}, [types.SimpleNamespace(shape=large.shape, dtype=F32)]) \
         is prim.par_kernel
@@ -434,3 +434,35 @@ def test_gelu_runs_the_vectorised_erf_in_both_modes():
     g64 = 0.5 * (1 + _erf64(x64 / math.sqrt(2))) + x64 * np.exp(-x64 * x64 / 2) / math.sqrt(
         2 * math.pi)
     np.testing.assert_allclose(g, g64, rtol=1e-5, atol=1e-6)
+
+
+def test_w1a_sized_tanh_runs_the_loop_in_both_modes_with_the_same_bits():
+    # the 1,024-element tanh after W1a's 32x32 matmul: the vectorised loop in PyNative
+    # and in O0 (the same kernel for the same size), never NumPy's scalar-libm ufunc
+    assert V.MIN_SIZE[V.tanh_loop] <= 1024
+    rng = np.random.default_rng(12)
+    z, y = (Tensor(rng.standard_normal((32, 32)).astype(F32) * 0.2) for _ in range(2))
+
+    def step(z, y):
+        return ops.tanh(ops.matmul(z, y))
+    eager = step(z, y).asnumpy()
+    graph = ms.jit(step, jit_level="O0")(z, y).asnumpy()
+    want = V.run(V.tanh_loop, np.matmul(z.asnumpy(), y.asnumpy()))
+    assert eager.tobytes() == graph.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025])
+def test_the_short_path_handles_out_buffers_in_place_and_apart(n):
+    x = np.linspace(-3, 3, n, dtype=F32).reshape(1, n)
+    want = np.empty_like(x)
+    V.tanh_loop(x.reshape(-1), want.reshape(-1))
+    assert V.run(V.tanh_loop, x).tobytes() == want.tobytes()
+    out = np.empty_like(x)
+    assert V.run(V.tanh_loop, x, out) is out and out.tobytes() == want.tobytes()
+    y = x.copy()
+    assert V.run(V.tanh_loop, y, y) is y and y.tobytes() == want.tobytes()
+    view = x.copy()
+    assert V.run(V.tanh_loop, view, view.reshape(n)).tobytes() == want.reshape(n).tobytes()
+    assert view.tobytes() == want.tobytes()                 # another view of the input
+    strided = np.linspace(-3, 3, 2 * n, dtype=F32)[::2]
+    assert V.run(V.tanh_loop, strided).tobytes() == V.run(V.tanh_loop, strided.copy()).tobytes()

@@ -58,7 +58,8 @@ def _fit():
 
     def tanh_p(u):                 # (tanh(a) / a - 1) / a^2 as a function of u = a^2
         a = np.sqrt(np.maximum(u, 1e-30))
-        return np.where(u < 1e-8, -1 / 3 + 2 / 15 * u, (np.tanh(a) / a - 1) / np.maximum(u, 1e-30))
+        return np.where(u < 1e-8, -1 / 3 + 2 / 15 * u,
+                        (np.tanh(a) / a - 1) / np.maximum(u, 1e-30))
     p, err = _cheb(tanh_p, 0.0, 0.625 ** 2, 5)
     print(f"_TANH_P (lowest degree first; error in P {err:.2e}):", [float(c) for c in p])
 

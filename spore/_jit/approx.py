@@ -122,7 +122,8 @@ def _copysign(typingctx, mag, sign):
     """|mag| with the sign bit of ``sign`` (llvm.copysign: a bit operation)."""
     def codegen(context, builder, sig, args):
         f = args[0].type
-        fn = builder.module.declare_intrinsic("llvm.copysign", [f], ir.FunctionType(f, [f] * 2))
+        fnty = ir.FunctionType(f, [f] * 2)
+        fn = builder.module.declare_intrinsic("llvm.copysign", [f], fnty)
         return builder.call(fn, args)
     return types.float32(types.float32, types.float32), codegen
 
@@ -261,23 +262,32 @@ _ERFC_BIG = (
     0.21080636406113878)
 
 
-@njit(**_OPTS)
-def _horner(coeffs, x):
-    p = 0.0
-    for c in coeffs:
-        p = p * x + c
-    return p
+def _horner(coeffs):
+    """A Numba function ``p(x)`` evaluating the polynomial ``coeffs`` (highest degree
+    first) by Horner's rule, written out: a loop over a tuple would index it at run
+    time, which does not vectorise."""
+    expr = repr(float(coeffs[0]))
+    for c in coeffs[1:]:
+        expr = f"({expr}) * x + {float(c)!r}"
+    namespace = {}
+    exec(f"def p(x):\n    return {expr}\n", namespace)
+    # no disk cache for code from exec: inlined, it is cached in its callers
+    return njit(inline="always", **dict(_OPTS, cache=False))(namespace["p"])
 
 
-@njit(**_OPTS)
+_erf_small = _horner(_ERF_SMALL)
+_erfc_big = _horner(_ERFC_BIG)
+
+
+@njit(inline="always", **_OPTS)
 def erf_f32(x):
     """float32 erf(x) within 1 ulp of the correctly rounded result."""
     y = np.float64(x)
     a = abs(y)
-    small = y * _horner(_ERF_SMALL, a * a)
+    small = y * _erf_small(a * a)
     t = 4.0 if a > 4.0 else a                            # erf(4) rounds to 1
     t = 1.0 if t < 1.0 else t                            # (small |x| take the series)
-    q = _horner(_ERFC_BIG, (t - 2.5) * (1.0 / 1.5))
+    q = _erfc_big((t - 2.5) * (1.0 / 1.5))
     big = math.copysign(1.0 - exp64(-t * t) * q, y)
     return np.float32(small if a < 1.0 else big)
 

@@ -6,9 +6,10 @@ NumPy's float32 ``tanh`` (and ``exp``, and sigmoid's three passes) are SIMD loop
 on AVX-512 CPUs; on AVX2 ones they call scalar libm (and ``erf``, GELU's, is SciPy's
 scalar loop, or Python's ``math.erf`` per element without SciPy), several times slower than
 PyTorch's vectorised kernels. Where the ``fast`` extra (Numba) is installed, a
-float32 array of at least MIN_FAST elements runs instead through a one-pass Numba
-loop over the vectorisable approximations of spore/_jit/approx.py (the ones the O1
-fusion kernels use), compiled ``nogil`` so that arrays of MIN_SPLIT elements or more
+float32 array of at least ``MIN_SIZE[loop]`` elements (measured per function) runs
+instead through a one-pass Numba loop over the vectorisable approximations of
+spore/_jit/approx.py (float32 arithmetic, 8 lanes on AVX2; the ones the O1 fusion
+kernels use), compiled ``nogil`` so that arrays of MIN_SPLIT elements or more
 run in chunks on Spore's thread pool (NOTE: [Threads]). Numerics: within 1 ulp of
 the correctly rounded value, stated **2 ulp** (NumPy's own float32 loops are not
 correctly rounded either); chunk boundaries depend on the size alone and every
@@ -18,7 +19,8 @@ one call.
 The same kernel serves both modes, so PyNative and O0 give the same bits for the
 same call: eager calls reach it through ``Primitive.par_kernel`` (``a.size >=
 par_min``), compiled graphs through the primitive's specializer, which picks it for
-float32 inputs of at least MIN_FAST elements. The kernel decides at run time: Numba
+float32 inputs of at least ``MIN_SIZE[loop]`` elements (the same threshold, so both modes
+call the same kernel for the same size). The kernel decides at run time: Numba
 on and its loops compiled for float32 (``_native.ready``, which compiles them in the
 background the first time: NOTE: [Background compilation]) -> the loop; otherwise the
 NumPy kernel, chunked as before from the primitive's old threshold. Without Numba
@@ -36,12 +38,14 @@ from .. import _native
 from .._core import threads
 from .._native import jit
 
-# Measured on the 2-vCPU AVX2 EPYC (one process, interleaved, loaded machine; Numba
-# loop vs NumPy, float32 normal data): the loop wins from ~2K elements for tanh and
-# sigmoid (0.5x at 16K) and exp (0.85x at 16K, 0.5x at 256K); below 4K the call
-# overheads (readiness check, dispatcher) eat the gain. Chunked on two threads it
+# Measured on the 2-vCPU AVX2 EPYC (one process, interleaved, loaded machine; the
+# kernel's whole call, Numba loop vs NumPy's float32 ufunc or kernel, normal data): the
+# float32-arithmetic loops win from 1,024 elements for tanh (0.93x at 1K, 0.5x at 4K),
+# 2,048 for exp (0.9x at 2K, 0.7x at 4K), 256 for sigmoid (0.65-0.8x from 128: NumPy's
+# takes three passes) and 512 for erf (0.94x; 0.8x from 1K); below, the ~2 us call
+# overhead (dispatcher, output array) eats the gain. Chunked on two threads the loop
 # beats one thread from ~128K elements (0.6x at 256K).
-MIN_FAST = 1 << 12          # float32 elements from which the Numba loop runs
+MIN_FAST = 1 << 12          # float32 elements from which the fused row loops run
 MIN_SPLIT = 1 << 17         # elements from which it runs in chunks on the pool
 CHUNK = 1 << 15             # smallest chunk (at most 8 per call)
 
@@ -127,6 +131,8 @@ def erf_inplace(x):
 
 _INPLACE = {tanh_loop: tanh_inplace, exp_loop: exp_inplace, sigmoid_loop: sigmoid_inplace,
             erf_loop: erf_inplace}
+# float32 elements from which each loop runs instead of NumPy (measured: see above)
+MIN_SIZE = {tanh_loop: 1 << 10, exp_loop: 1 << 11, sigmoid_loop: 1 << 8, erf_loop: 1 << 9}
 
 
 # NOTE: [Softmax rows]
@@ -203,14 +209,35 @@ def usable():
     return _native.enabled() and _native.ready(_F32)
 
 
+def _compiled(loop):
+    """The Numba dispatcher of a loaded loop (skipping its lazy wrapper), else ``loop``."""
+    return getattr(loop, "_compiled", None) or loop
+
+
 def run(loop, x, out=None):
     """``loop`` over the float32 array ``x`` into ``out`` (or a new array), in chunks on
-    the pool from MIN_SPLIT elements; chunk boundaries depend on the size alone."""
+    the pool from MIN_SPLIT elements; chunk boundaries depend on the size alone.
+
+    A small call (W1a's 1,024-element tanh) is mostly this function's overhead, so the
+    common cases take the short path: C-contiguous ``x``, ``out`` absent, ``x`` itself,
+    or a C-contiguous float32 array apart from ``x``."""
+    n = x.size
+    if n < MIN_SPLIT and x.flags.c_contiguous:
+        if out is None:
+            res = np.empty_like(x)
+            _compiled(loop)(x.ravel(), res.ravel())     # ravel: a view here
+            return res
+        if out is x:                                     # NOTE: [In-place loops]
+            _compiled(_INPLACE[loop])(x.ravel())
+            return out
+        if out.dtype == _F32 and out.flags.c_contiguous and out.shape == x.shape \
+                and not np.may_share_memory(out, x):
+            _compiled(loop)(x.ravel(), out.ravel())
+            return out
     src = np.ascontiguousarray(x).reshape(-1)
     direct = out is not None and out.flags.c_contiguous and out.dtype == _F32
     res = out if direct else np.empty(x.shape, _F32)
     dst = res.reshape(-1)
-    n = src.size
     inplace = dst.ctypes.data == src.ctypes.data          # NOTE: [In-place loops]
     one = _INPLACE[loop] if inplace else None
     if n < MIN_SPLIT:
@@ -333,8 +360,9 @@ def kernel_for(loop, prim):
     """The kernel ``f(x, out=None)`` of a unary primitive: ``loop`` on float32 arrays
     while ``usable()``, else the primitive's NumPy kernel, chunked from its old
     threshold (the bits of one call either way). Its callers choose it for arrays of
-    MIN_FAST or more elements; it does not look at the size again, so a fused group's
-    NumPy tile loop (spore/_jit/fusion.py) gets the same bits in its last, short tile."""
+    ``MIN_SIZE[loop]`` or more elements; it does not look at the size again, so a fused
+    group's NumPy tile loop (spore/_jit/fusion.py) gets the same bits in its last, short
+    tile."""
     numpy_kernel, composite = prim._cpu, prim.par_composite
 
     def kernel(x, out=None):
@@ -355,13 +383,14 @@ def install(prim, loop):
         return prim
     kernel = kernel_for(loop, prim)
     prim.par_kernel = kernel
-    prim.par_min = min(prim.par_min, MIN_FAST)
+    least = MIN_SIZE[loop]
+    prim.par_min = min(prim.par_min, least)
 
     numpy_kernel = prim._cpu
 
     def sized(x, out=None):
         """A shape known only at run time: PyNative's choice, made per call."""
-        if x.size >= MIN_FAST:
+        if x.size >= least:
             return kernel(x, out)
         return _numpy_call(numpy_kernel, x, out)
 
@@ -375,6 +404,6 @@ def install(prim, loop):
             if type(d) is not int or d < 0:
                 return sized                # a dynamic size (NOTE: [Dynamic axes])
             size *= d
-        return kernel if size >= MIN_FAST else None
+        return kernel if size >= least else None
     prim.specializer = specialize
     return prim

@@ -165,7 +165,8 @@ def test_denormal_results_near_the_underflow_edge(name):
 
 def test_tanh_is_odd_and_monotone_around_its_switch():
     # the polynomial below |x| = 0.625 and the exponential form above meet without a step
-    x = np.float32(0.625) + (np.arange(-2000, 2000) * np.float32(2.0 ** -24)).astype(np.float32)
+    steps = np.arange(-2000, 2000) * np.float32(2.0 ** -24)
+    x = (np.float32(0.625) + steps).astype(np.float32)
     got = evaluate("tanh", x)
     assert (np.diff(got) >= 0).all()
     np.testing.assert_array_equal(evaluate("tanh", -x), -got)
