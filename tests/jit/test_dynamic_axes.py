@@ -27,10 +27,8 @@ def _rng():
     return np.random.default_rng(0)
 
 
-def _train_step():
-    ms.set_seed(1)
-    net = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
-                            nn.Dense(4 * 6 * 6, 10))
+def _adam_step(net):
+    """A PyNative training step of ``net``: value_and_grad, then Adam."""
     loss = nn.CrossEntropyLoss()
     opt = nn.Adam(net.trainable_params(), 1e-3)
     grad_fn = ms.value_and_grad(lambda x, y: loss(net(x), y), None, opt.parameters)
@@ -39,7 +37,14 @@ def _train_step():
         value, grads = grad_fn(x, y)
         opt(grads)
         return value
-    return step, net
+    return step
+
+
+def _train_step():
+    ms.set_seed(1)
+    net = nn.SequentialCell(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                            nn.Dense(4 * 6 * 6, 10))
+    return _adam_step(net), net
 
 
 def test_a_training_step_compiles_twice_for_seven_batch_sizes_with_pynatives_bits(traces):
@@ -309,19 +314,6 @@ class _BNNet(nn.Cell):
         return self.body(x)
 
 
-def _pynative_loop_over(net):
-    ms.set_seed(1)
-    loss = nn.CrossEntropyLoss()
-    opt = nn.Adam(net.trainable_params(), 1e-3)
-    grad_fn = ms.value_and_grad(lambda x, y: loss(net(x), y), None, opt.parameters)
-
-    def step(x, y):
-        value, grads = grad_fn(x, y)
-        opt(grads)
-        return value
-    return step
-
-
 def test_a_graph_mode_cell_with_set_inputs_under_a_pynative_gradient(monkeypatch):
     # the tutorials' loop: value_and_grad in PyNative of a GRAPH_MODE network whose
     # batch varies; BatchNorm's moving statistics and dropout masks included
@@ -337,7 +329,7 @@ def test_a_graph_mode_cell_with_set_inputs_under_a_pynative_gradient(monkeypatch
         net.set_train()
         if mode == ms.GRAPH_MODE:
             net.set_inputs(Tensor(shape=[None, 3, 6, 6], dtype=ms.float32))
-        step = _pynative_loop_over(net)
+        step = _adam_step(net)
         before = ms.get_context("mode")
         ms.set_context(mode=mode)
         try:
