@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from . import _backend
 
@@ -188,6 +189,7 @@ def writes_checkpoint(path):
 
 # ----------------------------------------------------------------- faults
 _hooked = False
+_ABORT_GRACE_S = 0.5
 
 
 def install_fault_hook():
@@ -206,6 +208,9 @@ def install_fault_hook():
         rank = os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "?"))
         sys.stderr.write(f"[spore] rank {rank}: {kind.__name__}: {value}; aborting the job\n")
         sys.stderr.flush()
+        # the launcher forwards a rank's output asynchronously and MPI_Abort tears it
+        # down at once: on a busy machine the traceback was lost; give it a moment
+        time.sleep(_ABORT_GRACE_S)
         _backend.abort(1)
 
     sys.excepthook = hook
