@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from ..transforms.base import TensorOperation
-from .transforms import _check_bool, _strings, _token_array
+from .transforms import _check_bool, _one_string, _token_array
 
 _SEPARATORS = frozenset(" \t\n，。")
 _MIN = -3.14e100
@@ -251,13 +251,7 @@ class JiebaTokenizer(TensorOperation):
         return spans
 
     def _run(self, arrays, rand):
-        if len(arrays) != 1:
-            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
-        array = _strings(self, arrays[0])
-        if array.ndim != 0:
-            raise self._error(f"the input must be one string (a 0-d array), but got shape "
-                              f"{array.shape}.")
-        text = str(array)
+        text = _one_string(self, arrays)
         spans = self._spans(text)
         tokens = _token_array([text[a:b] for a, b in spans])
         if not self.with_offsets:

@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from ..transforms.base import TensorOperation
-from .transforms import _strings, _token_array
+from .transforms import _one_string, _token_array
 
 
 class SentencePieceModel(enum.IntEnum):
@@ -172,12 +172,7 @@ class SentencePieceTokenizer(TensorOperation):
         return self._processor
 
     def _run(self, arrays, rand):
-        if len(arrays) != 1:
-            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
-        array = _strings(self, arrays[0])
-        if array.ndim != 0:
-            raise self._error(f"the input must be one string (a 0-d array), but got shape "
-                              f"{array.shape}.")
+        text = _one_string(self, arrays)
         if self.out_type == SPieceTokenizerOutType.INT:
-            return (np.array(self._model().encode(str(array)), np.int32),)
-        return (_token_array(self._model().encode(str(array), out_type=str)),)
+            return (np.array(self._model().encode(text), np.int32),)
+        return (_token_array(self._model().encode(text, out_type=str)),)

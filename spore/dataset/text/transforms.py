@@ -24,6 +24,17 @@ def _strings(op, array):
     return array.astype(str) if array.dtype.kind == "S" else array
 
 
+def _one_string(op, arrays):
+    """The one string a tokenizer's single input column holds (a 0-d string array)."""
+    if len(arrays) != 1:
+        raise op._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
+    array = _strings(op, arrays[0])
+    if array.ndim != 0:
+        raise op._error(f"the input must be one string (a 0-d array), but got shape "
+                        f"{array.shape}.")
+    return str(array)
+
+
 def _token_array(tokens):
     return np.array(tokens, dtype=str) if tokens else np.array([], dtype="<U1")
 
@@ -48,13 +59,7 @@ class _Tokenizer(TensorOperation):
     with_offsets = False
 
     def _run(self, arrays, rand):
-        if len(arrays) != 1:
-            raise self._error(f"expected 1 input column, but got {len(arrays)}.", TypeError)
-        array = _strings(self, arrays[0])
-        if array.ndim != 0:
-            raise self._error(f"the input must be one string (a 0-d array), but got shape "
-                              f"{array.shape}.")
-        text = self._prepare(str(array))
+        text = self._prepare(_one_string(self, arrays))
         spans = self._spans(text)
         tokens = _token_array([text[a:b] for a, b in spans])
         if not self.with_offsets:
