@@ -19,6 +19,7 @@ from spore._prims import math as M
 from spore._prims import vecmath as V
 
 from .test_threads import two_threads  # noqa: F401  (a fixture)
+from tests.helpers.row_loops import recording
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="Numba loops are off")
@@ -242,16 +243,7 @@ def _softmax64(x):
 
 
 def _recording(monkeypatch, loop):
-    """Record the size of the first block of every call of the compiled ``loop``."""
-    blocks = [np.ones((1, 8), F32) for _ in range(3 if loop is V.softmax_grad_rows else 2)]
-    loop(*blocks)                                       # loaded: _compiled is set
-    calls, real = [], loop._compiled
-
-    def recording(*blocks):
-        calls.append(blocks[0].size)
-        return real(*blocks)
-    monkeypatch.setattr(loop, "_compiled", recording)
-    return calls
+    return recording(monkeypatch, loop, 3 if loop is V.softmax_grad_rows else 2)
 
 
 def test_softmax_rows_run_the_fused_loop_within_2_ulp(monkeypatch):

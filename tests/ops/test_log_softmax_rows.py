@@ -12,6 +12,7 @@ from spore._prims import vecmath as V
 from spore._prims.nn import softmax as S
 
 from ..test_threads import two_threads  # noqa: F401  (a fixture)
+from tests.helpers.row_loops import recording
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="Numba loops are off")
@@ -43,15 +44,7 @@ def _log_softmax64(x):
 
 
 def _recording(monkeypatch, loop):
-    blocks = [np.ones((1, 8), F32) for _ in range(3 if loop is S.log_softmax_grad_rows else 2)]
-    loop(*blocks)                                         # loaded: _compiled is set
-    calls, real = [], loop._compiled
-
-    def recording(*blocks):
-        calls.append(blocks[0].size)
-        return real(*blocks)
-    monkeypatch.setattr(loop, "_compiled", recording)
-    return calls
+    return recording(monkeypatch, loop, 3 if loop is S.log_softmax_grad_rows else 2)
 
 
 @pytest.mark.parametrize("shape,scale", [((64, 1000), 3.0), ((8, 32000), 1.0),
