@@ -219,6 +219,7 @@ class JitFunction:
         self._locks = {}           # spec -> the lock its compile holds
         self._call_infos = {}      # spec -> the jitcall.CallInfo of its entry (under a tape)
         self._joints = {}          # the joint functions of its calls under a tape (dynamic)
+        self._splits = {}          # a joint function's shared program -> its residuals.Split
         self._warned = False
         self._keys_seen = []
         self.declared_args = None  # ``enable_dynamic``: argument index -> declared Tensor

@@ -130,7 +130,7 @@ def _build(call, tensors):
         raise NoSplit("the joint function did not compile")
     if not joint.generic:
         return _split(call, tensors, joint, n_out)
-    splits = jf.__dict__.setdefault("_splits", {})   # one Split for every size of it
+    splits = jf._splits                   # one Split for every size of the program
     split = splits.get(id(joint.compiled))
     if split is None:
         try:
