@@ -17,6 +17,7 @@ import linecache
 
 import numpy as np
 
+from .. import _native
 from .._core import primitive as P
 from . import control, dynamic, fusion, memplan
 from .ir import Value
@@ -201,6 +202,7 @@ class _Emitter:
             glob[name] = x
             return name
 
+        flags = self._contiguity_flags(graph, specs, names, ind, prefix)
         vcount = itertools.count()
         for k, node in enumerate(graph.nodes):
             kname, fn, inputs, casts = specs[k]
@@ -212,6 +214,11 @@ class _Emitter:
                                             if node.loc else "")
             if fn is _INLINE:
                 self._inline(node, args, outs, ind, f"{prefix}b{next(self.blocks)}_", loc)
+            elif getattr(fn, "inline", None) is not None and not casts:
+                glob[kname] = fn
+                self._gemm_call(node, fn.inline, kname, args, outs, flags, ind, loc)
+                for v in node.outputs:
+                    flags[v] = None                  # fresh C-contiguous arrays
             else:
                 glob[kname] = fn
                 for i, dt in casts:
@@ -245,6 +252,49 @@ class _Emitter:
             if dead:
                 lines.append(f"{ind}del {', '.join(sorted(set(dead)))}")
         return [names[v] for v in graph.outputs]
+
+    def _contiguity_flags(self, graph, specs, names, ind, prefix):
+        """value -> the expression telling whether it is C-contiguous (None: it is, a
+        merged product's output), for the operands of merged products: a graph input's
+        flag is read once, at the top (NOTE: [GEMM epilogues] in gemm.py)."""
+        flags = {}
+        for (kname, fn, inputs, casts), node in zip(specs, graph.nodes):
+            if getattr(fn, "inline", None) is None or casts:
+                continue
+            for x in inputs[:2]:
+                if x in graph.inputs and x not in flags:
+                    flags[x] = f"{prefix}cf{len(flags)}"
+                    self.lines.append(f"{ind}{flags[x]} = {names[x]}.flags.c_contiguous")
+        if any(getattr(sp[1], "inline", None) is not None for sp in specs):
+            flags[_native] = f"{prefix}native"          # Numba on: read once per call
+            self.lines.append(f"{ind}{prefix}native = _native._enabled")
+            self.glob["_native"] = _native
+            self.glob["_contiguous"] = np.ascontiguousarray
+            self.glob["_empty"] = np.empty
+        return flags
+
+    def _gemm_call(self, node, inline, kname, args, outs, flags, ind, loc):
+        """A merged product (NOTE: [GEMM epilogues]) called without its runner where
+        its operands are C-contiguous: the kernel itself, into fresh outputs."""
+        lines, glob = self.lines, self.glob
+        test = [flags[_native]] if inline.exact else []
+        for x, name in zip(node.inputs[:2], args[:2]):
+            flag = flags.get(x, f"{name}.flags.c_contiguous")
+            if flag is not None:
+                test.append(flag)
+        glob[f"{kname}_k"] = inline.kernel
+        lines.append(f"{ind}if {' and '.join(test) or 'True'}:{loc}")
+        self.line_nodes[len(lines)] = node
+        for j, (shape, dtype) in enumerate(inline.outs):
+            glob[f"{kname}_s{j}"], glob[f"{kname}_d{j}"] = shape, dtype
+            lines.append(f"{ind}    {outs[j]} = _empty({kname}_s{j}, {kname}_d{j})")
+        rest = [f"({a} if {a}.flags.c_contiguous else _contiguous({a})).ravel()"
+                for a in args[2:]]
+        lines.append(f"{ind}    {kname}_k({', '.join(args[:2] + rest + outs)})")
+        self.line_nodes[len(lines)] = node
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    {_tuple(outs)} = {kname}({', '.join(args)})")
+        self.line_nodes[len(lines)] = node
 
     def _inline(self, node, args, outs, ind, prefix, loc):
         lines = self.lines

@@ -60,6 +60,10 @@ class Group:
         self.shape = shape
         self.reductions = list(reductions)    # nodes of graph.nodes: NOTE: [Fused reductions]
         self.id = next(Group._ids)
+        # a product merged with this elementwise group (NOTE: [GEMM epilogues] in
+        # spore/_jit/gemm.py): its MatMul node, the group it feeds, whether O0 made it
+        self.gemm = self.epilogue = None
+        self.exact = False
 
     @property
     def inputs(self):
@@ -324,10 +328,14 @@ def _executor():
 def compile_group(group, specialize):
     """A function running ``group``: its Numba kernel where it has one (NOTE: [Numba
     fusion kernels]), else tile by tile with NumPy (two threads on large arrays)."""
-    compiled = kernelgen.compile_group(group, _executor)
+    if group.gemm is not None:        # NOTE: [GEMM epilogues] in spore/_jit/gemm.py
+        from . import gemm
+        compiled = gemm.compile_group(group)
+    else:
+        compiled = kernelgen.compile_group(group, _executor)
     if compiled is not None:
         return compiled
-    if group.reductions:              # the kernel failed: its ops as the unfused graph
+    if group.reductions or group.gemm is not None:    # no kernel: the unfused graph
         from .codegen import generate
         return generate(group.graph, reuse_buffers=False).fn
     return _tiled(group, specialize)

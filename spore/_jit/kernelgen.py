@@ -508,7 +508,7 @@ def _write_once(path, source):
     os.replace(tmp, path)
 
 
-def _import(source):
+def _import(source, name):
     key = hashlib.sha256(source.encode()).hexdigest()[:24]
     path = os.path.join(cache_dir(), f"fused_{key}.py")
     try:
@@ -516,23 +516,23 @@ def _import(source):
     except OSError:                          # no writable cache: this process only
         path = os.path.join(tempfile.mkdtemp(prefix="spore-kernels-"), f"fused_{key}.py")
         _write_once(path, source)
-    name = f"spore_fused_{key}"
+    module_name = f"spore_fused_{key}"
     _native.import_numba()                   # NOTE: [Numba without scipy.linalg]
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module               # Numba's cache locates functions by module
+    sys.modules[module_name] = module        # Numba's cache locates functions by module
     spec.loader.exec_module(module)
-    return module.kernel
+    return getattr(module, name)
 
 
-def load(source):
-    """The compiled kernel for ``source`` (memory, then disk cache, then compiled);
-    None, with one warning per process, when Numba cannot compile it."""
+def load(source, name="kernel"):
+    """The compiled function ``name`` of ``source`` (memory, then disk cache, then
+    compiled); None, with one warning per process, when Numba cannot compile it."""
     global _warned
     fn = _kernels.get(source)
     if fn is None:
         try:
-            fn = _import(source)
+            fn = _import(source, name)
         except Exception as exc:             # a Numba failure: the tiled NumPy path serves
             if not _warned:
                 _warned = True

@@ -162,7 +162,19 @@ def fuse(graph):
     return _fuse(graph)
 
 
-PIPELINES["O1"] = PIPELINES["O0"] + (("fuse_elementwise", fuse),)
+def gemm_epilogues_exact(graph):
+    from .gemm import epilogues
+    return epilogues(graph, exact=True)
+
+
+def gemm_epilogues(graph):
+    from .gemm import epilogues
+    return epilogues(graph, exact=False)
+
+
+PIPELINES["O1"] = PIPELINES["O0"] + (("fuse_elementwise", fuse),
+                                     ("gemm_epilogues", gemm_epilogues))
+PIPELINES["O0"] += (("gemm_epilogues", gemm_epilogues_exact),)
 PIPELINES["O2"] = PIPELINES["O1"]
 
 

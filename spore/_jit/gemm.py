@@ -1,0 +1,312 @@
+"""GEMM epilogues: a 2-D ``MatMul`` and the elementwise ops on its result as one call.
+
+NOTE: [GEMM epilogues]
+A small product followed by an activation (W1a: 100 x ``tanh(z @ y)`` at 32 x 32) costs
+its calls, not its arithmetic: ``np.matmul`` spends ~2.5 us on a 32 x 32 product whose
+multiply-adds take a fraction of that, and the activation is a second call (~1.3 us
+through Numba's dispatcher). Here a Numba function calls the BLAS NumPy itself uses --
+the ``cblas_?gemm`` of the OpenBLAS its wheel bundles, found by its file and symbol
+names and registered with LLVM (``register``) -- and then runs the epilogue's loop
+(spore/_jit/kernelgen.py) over the product while it is in cache, in one call.
+
+The BLAS call is the one NumPy makes for a 2-D product of C-contiguous operands
+(row-major ``gemm``, no transposes, ``alpha = 1``, ``beta = 0``, the same leading
+dimensions), so the product has NumPy's bits. Where the operands are not both
+C-contiguous at run time, or the loops are not usable yet, the runner takes the unfused
+path instead: the group's sub-graph compiled as plain code.
+
+Which groups form (``epilogues``, a graph pass): a MatMul whose one reader is an
+elementwise run of its shape (at O1 a fused group, or one op with a Numba form),
+nothing between them writing state, its output below ``MAX_ELEMENTS`` (larger
+epilogues run on two threads as groups of their own, and the saved call is nothing
+next to the product). At ``jit_level="O0"`` the pass runs only where the result keeps
+the unfused graph's bits: a plain product followed by a float32 ``tanh``, ``exp``,
+``sigmoid`` or ``erf`` at a size where O0 itself calls the vectorised loop of
+spore/_prims/vecmath.py (same approximation, same bits). The dump shows the merged
+node as a ``FusedElementwise`` whose sub-graph starts with the ``MatMul``.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from .. import _native
+from . import kernelgen
+from .ir import Graph, Node, Value
+
+MAX_ELEMENTS = kernelgen.PARALLEL_MIN   # product sizes merged with their epilogue
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_UNARY = {"Tanh": "tanh_loop", "Exp": "exp_loop", "Sigmoid": "sigmoid_loop",
+          "Erf": "erf_loop"}
+
+_blas = None                 # (sgemm, dgemm addresses, int bits), or False: none found
+
+
+def _numpy_blas():
+    """(sgemm address, dgemm address, int bits) of the OpenBLAS bundled with NumPy's
+    wheel (``numpy.libs`` on Linux and Windows, ``numpy/.dylibs`` on macOS), else None."""
+    root = os.path.dirname(np.__file__)
+    paths = sorted(glob.glob(os.path.join(root + ".libs", "*openblas*"))
+                   + glob.glob(os.path.join(root, ".dylibs", "*openblas*")))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix, bits in (("scipy_cblas_", "64_", 64), ("cblas_", "64_", 64),
+                                     ("scipy_cblas_", "", 32), ("cblas_", "", 32)):
+            try:
+                s, d = (getattr(lib, f"{prefix}{t}gemm{suffix}") for t in "sd")
+            except AttributeError:
+                continue
+            return (ctypes.cast(s, ctypes.c_void_p).value,
+                    ctypes.cast(d, ctypes.c_void_p).value, bits)
+    return None
+
+
+def register():
+    """Make NumPy's ``gemm`` callable from Numba as ``spore_sgemm``/``spore_dgemm``;
+    returns the BLAS integer width (64 or 32), or None where NumPy bundles no OpenBLAS."""
+    global _blas
+    if _blas is None:
+        found = _numpy_blas()
+        if found is not None:
+            import llvmlite.binding as llvm
+            llvm.add_symbol("spore_sgemm", found[0])
+            llvm.add_symbol("spore_dgemm", found[1])
+        _blas = found or False
+    return _blas[2] if _blas else None
+
+
+def available():
+    return kernelgen.available() and register() is not None
+
+
+# --------------------------------------------------------------------------- the pass
+def epilogues(graph, exact):
+    """Merge each small MatMul with the elementwise run that reads its result (NOTE:
+    [GEMM epilogues]); ``exact``: only where the unfused graph's bits are kept (O0)."""
+    if not available():
+        return graph, False
+    from .fusion import Group, fused_p
+    nodes = graph.nodes
+    users = {}
+    for k, n in enumerate(nodes):
+        for x in set(x for x in n.inputs if isinstance(x, Value)):
+            users.setdefault(x, []).append(k)
+    keep = set(graph.outputs)
+    merged, dropped = {}, set()
+    for k, m in enumerate(nodes):
+        if not _product(m, exact):
+            continue
+        v = m.outputs[0]
+        readers = users.get(v, ())
+        if v in keep or len(readers) != 1 or readers[0] in merged:
+            continue
+        j = readers[0]
+        if any(n.written or n.prim.effect is not None for n in nodes[k + 1:j]):
+            continue                 # the product may not move past a state write
+        inner = _epilogue(nodes[j], v, exact, Group, fused_p)
+        if inner is None:
+            continue
+        merged[j] = _merged_node(m, inner, exact, Group, fused_p)
+        dropped.add(k)
+    if not merged:
+        return graph, False
+    out = [merged.get(k, n) for k, n in enumerate(nodes) if k not in dropped]
+    return graph.copy(nodes=out), True
+
+
+def _product(node, exact):
+    """Whether ``node`` is a 2-D float MatMul of fixed shape the kernel serves."""
+    if node.prim.name != "MatMul" or len(node.inputs) != 2 or node.written:
+        return False
+    a, b = node.inputs
+    if not (isinstance(a, Value) and isinstance(b, Value)) or a is b:
+        return False
+    if set(node.attrs) - {"transpose_a", "transpose_b"} \
+            or (exact and any(node.attrs.values())):
+        return False
+    out = node.outputs[0].aval
+    shapes = (a.aval.shape, b.aval.shape, out.shape)
+    if any(len(s) != 2 or any(type(d) is not int for d in s) for s in shapes):
+        return False
+    if a.aval.dtype != b.aval.dtype or out.dtype != a.aval.dtype \
+            or np.dtype(out.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return False
+    m, n = out.shape
+    k = a.aval.shape[0] if node.attrs.get("transpose_a") else a.aval.shape[1]
+    return m >= 2 and n >= 2 and k >= 1 and m * n < MAX_ELEMENTS
+
+
+def _epilogue(u, v, exact, Group, fused_p):
+    """The elementwise Group of node ``u`` over the product ``v``, else None."""
+    shape = tuple(v.aval.shape)
+    if u.prim is fused_p:
+        g = u.attrs["group"]
+        if exact or g.reductions or getattr(g, "gemm", None) is not None \
+                or tuple(g.shape) != shape or v not in g.inputs \
+                or kernelgen.kernel_source(g) is None:
+            return None
+        return g
+    if len(u.outputs) != 1 or tuple(u.outputs[0].aval.shape) != shape:
+        return None
+    if exact:
+        if not _vectorised_unary(u, v):
+            return None
+    else:
+        from .fusion import _eligible
+        if _eligible(u, numba=True) != shape or not kernelgen.supports(u):
+            return None
+    sub = Graph(f"fused_{u.prim.name}")
+    seen = []
+    for x in u.inputs:
+        if isinstance(x, Value) and x not in seen:
+            seen.append(x)
+    sub.inputs, sub.nodes, sub.outputs = seen, [u], list(u.outputs)
+    return Group(sub, shape)
+
+
+def _vectorised_unary(u, v):
+    """Whether O0 runs ``u`` (of the product ``v`` alone) with the vectorised float32
+    loop of spore/_prims/vecmath.py: merged, it keeps its bits."""
+    if u.prim.name not in _UNARY or u.attrs or u.inputs != (v,) \
+            or np.dtype(v.aval.dtype) != np.dtype(np.float32):
+        return False
+    from .._prims import vecmath
+    loop = getattr(vecmath, _UNARY[u.prim.name])
+    # the loops usable now (compiled: NOTE: [Background compilation]) stay so while
+    # Numba is on, which the runner checks
+    return u.prim.specializer is not None and v.aval.size >= vecmath.MIN_SIZE[loop] \
+        and vecmath.usable()
+
+
+def _merged_node(m, inner, exact, Group, fused_p):
+    a, b = m.inputs
+    v = m.outputs[0]
+    ins = [a, b] + [x for x in inner.inputs if x is not v and x is not a and x is not b]
+    sub = Graph(f"fused_MatMul_{inner.graph.name[len('fused_'):]}", ins,
+                [m] + list(inner.graph.nodes), list(inner.outputs))
+    group = Group(sub, tuple(v.aval.shape))
+    group.gemm, group.epilogue, group.exact = m, inner, exact
+    node = Node(fused_p, ins, {"group": group}, inner.outputs, loc=m.loc)
+    for o in node.outputs:
+        o.node = node
+    return node
+
+
+# --------------------------------------------------------------------------- compile
+def compile_group(group):
+    """The runner of a merged group (NOTE: [GEMM epilogues]), or None where its kernel
+    does not compile (the caller then runs the sub-graph unfused)."""
+    from .codegen import generate, register_source
+    inner, m = group.epilogue, group.gemm
+    source = kernelgen.kernel_source(inner)
+    if source is None:
+        return None
+    bits = register()
+    a, b = m.inputs
+    v = m.outputs[0]
+    dt = kernelgen._dtype_name(v.aval)
+    ta, tb = (_TRANS if m.attrs.get(f"transpose_{s}") else _NO_TRANS for s in "ab")
+    rest = list(group.inputs[2:])
+    names = {a: "a.ravel()", b: "b.ravel()", v: "t"}    # an operand may feed the epilogue
+    names.update((x, f"x{i}") for i, x in enumerate(rest))
+    row_in, _ = kernelgen._row_parts(inner)
+    outs = [f"o{j}" for j in range(len(inner.outputs))]
+    call = [names[x] for x in inner.inputs] + [f"{o}.ravel()" for o in outs]
+    if row_in:
+        call.append("t.size")
+    # the outputs have the product's 2-D shape (an epilogue holds no reduction)
+    sig = [f"_ro2(T.{dt})", f"_ro2(T.{dt})"]
+    sig += [kernelgen._READONLY[kernelgen._dtype_name(x.aval)] for x in rest]
+    sig += [f"T.{kernelgen._dtype_name(o.aval)}[:, ::1]" for o in inner.outputs]
+    m_expr = "a.shape[1]" if ta == _TRANS else "a.shape[0]"
+    k_expr = "a.shape[0]" if ta == _TRANS else "a.shape[1]"
+    n_expr = "b.shape[0]" if tb == _TRANS else "b.shape[1]"
+    params = ["a", "b"] + [f"x{i}" for i in range(len(rest))] + outs
+    letter = "s" if dt == "float32" else "d"
+    lines = [
+        source,
+        f"# numpy's {letter}gemm, {bits}-bit BLAS integers: NOTE: [GEMM epilogues]",
+        "from spore._jit.gemm import register as _register",
+        "_register()",
+        f"_I = T.int{bits}",
+        f"_gemm = T.ExternalFunction('spore_{letter}gemm', T.void(T.int32, T.int32, T.int32, "
+        f"_I, _I, _I, T.{dt}, T.voidptr, _I, T.voidptr, _I, T.{dt}, T.voidptr, _I))",
+        "",
+        "",
+        "def _ro2(dtype):",
+        "    return T.Array(dtype, 2, 'C', readonly=True)",
+        "",
+        "",
+        f"@njit(T.void({', '.join(sig)}), cache=True, nogil=True,",
+        "      boundscheck=False, error_model='numpy')",
+        f"def gemm_kernel({', '.join(params)}):",
+        f"    m, k, n = {m_expr}, {k_expr}, {n_expr}",
+        f"    t = np.empty(m * n, np.{dt})",
+        f"    _gemm({_ROW_MAJOR}, {ta}, {tb}, m, n, k, np.{dt}(1.0), a.ctypes.data, a.shape[1], "
+        f"b.ctypes.data, b.shape[1], np.{dt}(0.0), t.ctypes.data, n)",
+        f"    kernel(0, t.size, {', '.join(call)})",
+        "",
+    ]
+    full = "\n".join(lines)
+    key = (full, group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
+                                    for x in list(group.inputs) + list(group.outputs)))
+    run = _runners.get(key)
+    if run is not None:          # an equal group (W1a: 100 of them) shares one runner
+        return run
+    kernel = kernelgen.load(full, "gemm_kernel")
+    if kernel is None:
+        return None
+    graph = group.graph
+    unfused = []
+
+    def _unfused(*arrays):
+        """The group's ops as plain compiled code (compiled at its first use); its
+        outputs C-contiguous, as the kernel's are (the code generator relies on it)."""
+        if not unfused:
+            unfused.append(generate(graph, reuse_buffers=False).fn)
+        return tuple(np.ascontiguousarray(o) for o in unfused[0](*arrays))
+    glob_ = {"_empty": np.empty, "_kernel": kernel, "_unfused": _unfused,
+             "_contiguous": np.ascontiguousarray, "_native": _native}
+    check = "a.flags.c_contiguous and b.flags.c_contiguous"
+    if group.exact:       # O0's unfused loop runs only while the loops are on
+        check += " and _native._enabled"
+    args = ["a", "b"] + [f"x{i}" for i in range(len(rest))]
+    body = [f"def run({', '.join(args)}):",
+            f"    if not ({check}):",
+            f"        return _unfused({', '.join(args)})"]
+    for i in range(len(rest)):
+        body.append(f"    x{i} = (x{i} if x{i}.flags.c_contiguous else _contiguous(x{i}))"
+                    ".ravel()")
+    for j, o in enumerate(inner.outputs):
+        glob_[f"s{j}"], glob_[f"d{j}"] = tuple(o.aval.shape), np.dtype(o.aval.dtype)
+        body.append(f"    o{j} = _empty(s{j}, d{j})")
+    body.append(f"    _kernel({', '.join(args + outs)})")
+    body.append(f"    return ({', '.join(outs)},)")
+    text = "\n".join(body) + "\n"
+    ns = {}
+    exec(compile(text, register_source(text, f"gemm_run_{group.id}"), "exec"), glob_, ns)
+    run = ns["run"]
+    run.source = full
+    # what the code generator needs to call the kernel itself (NOTE: [GEMM epilogues])
+    run.inline = Inline(kernel, [(tuple(o.aval.shape), np.dtype(o.aval.dtype))
+                                 for o in inner.outputs], group.exact, len(rest))
+    _runners[key] = run
+    return run
+
+
+_runners = {}                # (kernel source, exact, shapes) -> runner
+
+
+class Inline:
+    """A merged group's kernel as the generated graph code calls it directly: on
+    C-contiguous operands (and, ``exact``, while Numba is on) ``kernel(a, b, *rest,
+    *outs)`` into fresh outputs of ``outs`` (shape, dtype) pairs; else the runner."""
+
+    def __init__(self, kernel, outs, exact, n_rest):
+        self.kernel, self.outs, self.exact, self.n_rest = kernel, outs, exact, n_rest
