@@ -16,7 +16,7 @@ thread per rank and prints one JSON line per measurement, then a summary:
   gradient: copy into the bucket, the sum through the shared window, or MPI's
   Allreduce in place with ``SPORE_SHARED_BUCKETS=0``, then the mean). Bus bandwidth is
   ``2 (n - 1) / n * bytes / time`` (the NCCL-tests convention); the median over
-  interleaved rounds is reported.
+  interleaved rounds is reported, and the median of the per-round ratios to mpi4py.
 * ``w4``: the W4 workload (LeNet-5 train step, batch 32 per rank, momentum SGD)
   through ``nn.TrainOneStepCell``: 1 rank alone vs ``--ranks`` ranks in
   DATA_PARALLEL, each with one thread; samples/s = ranks * 32 / step time. Both run
@@ -107,8 +107,12 @@ def allreduce_worker(args):
             for name, ts in times.items():
                 med = statistics.median(ts)
                 busbw = 2 * (n - 1) / n * nbytes / med / 1e9
+                # the same round's mpi4py time over this one's (adjacent in time: steadier
+                # than the ratio of the medians when the machine's load moves)
+                paired = statistics.median(a / b for a, b in zip(times["mpi4py"], ts))
                 print(json.dumps({"bench": "allreduce", "impl": name, "bytes": nbytes,
-                                  "ranks": n, "median_us": med * 1e6, "busbw_GBps": busbw}),
+                                  "ranks": n, "median_us": med * 1e6, "busbw_GBps": busbw,
+                                  "paired_ratio": paired}),
                       flush=True)
 
 
@@ -128,6 +132,11 @@ def allreduce_main(args):
                  for r in (by[(nbytes, k)] for k in ("spore", "spore_in_place", "spore_bucket"))]
         print(f"| {_size(nbytes)} | {ref['busbw_GBps']:.3g} ({ref['median_us']:.3g}) | "
               + " | ".join(cells) + " |")
+    print("\nmedian of the per-round ratios (mpi4py's time in the same round / Spore's):")
+    for nbytes in sorted({r["bytes"] for r in rows}):
+        print(f"  {_size(nbytes)}: " + ", ".join(
+            f"{k} {by[(nbytes, k)]['paired_ratio']:.2f}x"
+            for k in ("spore", "spore_in_place", "spore_bucket")))
 
 
 def overhead_worker(args):
