@@ -24,8 +24,9 @@ thread per rank and prints one JSON line per measurement, then a summary:
   rank 0 runs the one-rank round), so both see the same machine; the summary gives
   the median and the spread of the per-round ratios, and rank 0's CPU time per step
   (what data parallelism adds to each rank's work, whatever share of the cores it
-  got). Alternate jobs with ``SPORE_SHARED_BUCKETS=0`` and without to compare MPI's
-  all-reduce of the buckets with the shared window.
+  got), with the part of it spent waiting for the other ranks. Alternate jobs with
+  ``SPORE_SHARED_BUCKETS=0`` and without to compare MPI's all-reduce of the buckets
+  with the shared window.
 
 * ``overhead``: CPU time per 1 KB all-reduce on one rank (MPI's all-reduce is then
   a copy): mpi4py's call, Spore's communicator, ``ops.AllReduce``,
@@ -225,10 +226,12 @@ def w4_worker(args):
         for _ in range(5):
             step(xt, yt)
     comm = MPI.COMM_WORLD
+    waited = _time_waits()
     for _ in range(args.rounds):                 # interleaved: 1 rank, n ranks, 1 rank, ...
         for name, step in steps.items():
             ranks = 1 if name == "1 rank" else n
             _idle_until_all_arrive(comm)
+            waited[0] = 0.0
             start, cpu = time.perf_counter(), time.process_time()
             if rank < ranks:
                 for _ in range(args.steps):
@@ -239,7 +242,25 @@ def w4_worker(args):
             if rank == 0:
                 print(json.dumps({"bench": "w4", "ranks": ranks, "step_ms": elapsed * 1e3,
                                   "cpu_ms_rank0": cpu / args.steps * 1e3,
+                                  "wait_cpu_ms_rank0": waited[0] / args.steps * 1e3,
                                   "samples_per_s": ranks * 32 / elapsed}), flush=True)
+
+
+def _time_waits():
+    """Count the CPU time spent waiting for the other ranks (``wait_patiently``: the
+    gradient buckets' barrier and the overlapped buckets) into the returned cell, so
+    that rank 0's CPU per step splits into waiting and work."""
+    from spore.communication import _backend
+    waited, wait = [0.0], _backend.wait_patiently
+
+    def timed(request):
+        start = time.thread_time()
+        try:
+            return wait(request)
+        finally:
+            waited[0] += time.thread_time() - start
+    _backend.wait_patiently = timed
+    return waited
 
 
 def w4_main(args):
@@ -256,7 +277,8 @@ def w4_main(args):
           f"({med(many, 'samples_per_s') / med(one, 'samples_per_s'):.2f}x; per round "
           f"{ratios[0]:.2f}x-{ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x)")
     print(f"rank 0 CPU per step: 1 rank {med(one, 'cpu_ms_rank0'):.2f} ms, {args.ranks} ranks "
-          f"{med(many, 'cpu_ms_rank0'):.2f} ms")
+          f"{med(many, 'cpu_ms_rank0'):.2f} ms (of which {med(many, 'wait_cpu_ms_rank0'):.2f} ms "
+          f"waiting for the other ranks)")
 
 
 def main():
