@@ -129,8 +129,8 @@ class DistributedGradReducer(Cell):
 # pass through the first layers. The bucket completed by the backward pass's last report
 # has nothing left to overlap with: it takes the blocking path's reduction (the shared
 # window on one node, NOTE: [Shared-memory buckets]), so a model whose gradients fit
-# one bucket (W4's) runs exactly as without overlap. MPI advances a non-blocking collective only inside MPI
-# calls, so each later report also tests the pending requests. The reducer's call, before
+# one bucket (W4's) runs exactly as without overlap. MPI advances a non-blocking
+# collective only inside MPI calls, so each later report also tests the pending requests. The reducer's call, before
 # the optimizer, waits for every bucket (without spinning: ``wait_patiently``), scales by
 # 1/degree when ``mean`` is set and hands out views of the buckets, as the blocking path
 # does. A sum of two ranks' buffers is the same whichever side adds (addition is
