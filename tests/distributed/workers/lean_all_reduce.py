@@ -175,4 +175,20 @@ for round_ in range(2):
     else:
         raise AssertionError("a destroyed group was still used")
     create_group("again", [1, 0])
+
+# bad input after plans exist (the fast paths' caches warm): the checked path's errors
+x = ms.Tensor(data(rank, (3,), np.float32))
+f, f(x), ops.all_reduce(x), comm_func.all_reduce(x)
+for call, bad, error in ((f, None, TypeError), (f, x.asnumpy(), TypeError),
+                         (lambda t: ops.all_reduce(t), x.asnumpy(), TypeError),
+                         (lambda t: ops.all_reduce(t, "mean"), x, TypeError),
+                         (lambda t: comm_func.all_reduce(t), None, TypeError),
+                         (lambda t: comm_func.all_reduce(t, "mean"), x, ValueError)):
+    try:
+        call(bad)
+    except error as e:
+        assert "all_reduce" in str(e).lower() or "allreduce" in str(e).lower(), e
+        checked += 1
+    else:
+        raise AssertionError(f"no {error.__name__} for {bad!r}")
 print(f"rank {rank} checked {checked}", flush=True)
