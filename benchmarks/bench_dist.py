@@ -16,7 +16,7 @@ thread per rank and prints one JSON line per measurement, then a summary:
   gradient: copy into the bucket, the sum through the shared window, or MPI's
   Allreduce in place with ``SPORE_SHARED_BUCKETS=0``, then the mean). Bus bandwidth is
   ``2 (n - 1) / n * bytes / time`` (the NCCL-tests convention); the median over
-  interleaved rounds is reported.
+  interleaved rounds is reported, and the median of the per-round ratios to mpi4py.
 * ``w4``: the W4 workload (LeNet-5 train step, batch 32 per rank, momentum SGD)
   through ``nn.TrainOneStepCell``: 1 rank alone vs ``--ranks`` ranks in
   DATA_PARALLEL, each with one thread; samples/s = ranks * 32 / step time. Both run
@@ -24,8 +24,11 @@ thread per rank and prints one JSON line per measurement, then a summary:
   rank 0 runs the one-rank round), so both see the same machine; the summary gives
   the median and the spread of the per-round ratios, and rank 0's CPU time per step
   (what data parallelism adds to each rank's work, whatever share of the cores it
-  got). Alternate jobs with ``SPORE_SHARED_BUCKETS=0`` and without to compare MPI's
-  all-reduce of the buckets with the shared window.
+  got), with the part of it spent waiting for the other ranks. Alternate jobs with
+  ``SPORE_SHARED_BUCKETS=0`` and without to compare MPI's all-reduce of the buckets
+  with the shared window. ``--baselines`` adds rounds where every rank runs the
+  one-device step at once, without and with a barrier per step: what the machine
+  gives independent ranks and ranks in lockstep, the ceiling for data parallelism.
 
 * ``overhead``: CPU time per 1 KB all-reduce on one rank (MPI's all-reduce is then
   a copy): mpi4py's call, Spore's communicator, ``ops.AllReduce``,
@@ -107,8 +110,12 @@ def allreduce_worker(args):
             for name, ts in times.items():
                 med = statistics.median(ts)
                 busbw = 2 * (n - 1) / n * nbytes / med / 1e9
+                # the same round's mpi4py time over this one's (adjacent in time: steadier
+                # than the ratio of the medians when the machine's load moves)
+                paired = statistics.median(a / b for a, b in zip(times["mpi4py"], ts))
                 print(json.dumps({"bench": "allreduce", "impl": name, "bytes": nbytes,
-                                  "ranks": n, "median_us": med * 1e6, "busbw_GBps": busbw}),
+                                  "ranks": n, "median_us": med * 1e6, "busbw_GBps": busbw,
+                                  "paired_ratio": paired}),
                       flush=True)
 
 
@@ -128,6 +135,11 @@ def allreduce_main(args):
                  for r in (by[(nbytes, k)] for k in ("spore", "spore_in_place", "spore_bucket"))]
         print(f"| {_size(nbytes)} | {ref['busbw_GBps']:.3g} ({ref['median_us']:.3g}) | "
               + " | ".join(cells) + " |")
+    print("\nmedian of the per-round ratios (mpi4py's time in the same round / Spore's):")
+    for nbytes in sorted({r["bytes"] for r in rows}):
+        print(f"  {_size(nbytes)}: " + ", ".join(
+            f"{k} {by[(nbytes, k)]['paired_ratio']:.2f}x"
+            for k in ("spore", "spore_in_place", "spore_bucket")))
 
 
 def overhead_worker(args):
@@ -211,15 +223,24 @@ def w4_worker(args):
     rank, n = get_rank(), get_group_size()
     x, labels, p = H.w4_data()
     xt, yt = ms.Tensor(x + rank), ms.Tensor(labels)     # each rank its own batch
-    steps = {"1 rank": _w4_step(p, False), f"{n} ranks": _w4_step(p, True)}
-    for step in steps.values():
+    single, dp = _w4_step(p, False), _w4_step(p, True)
+    comm = MPI.COMM_WORLD
+    from spore.communication import _backend
+
+    def lockstep(a, b):             # one-device steps that meet once per step, no data
+        single(a, b)
+        _backend.wait_patiently(comm.Ibarrier())
+    rounds = [("1 rank", single, 1), ("dp", dp, n)]
+    if args.baselines:
+        rounds += [("alone", single, n), ("lockstep", lockstep, n)]
+    for _, step, _ in rounds:
         for _ in range(5):
             step(xt, yt)
-    comm = MPI.COMM_WORLD
+    waited = _time_waits()
     for _ in range(args.rounds):                 # interleaved: 1 rank, n ranks, 1 rank, ...
-        for name, step in steps.items():
-            ranks = 1 if name == "1 rank" else n
+        for mode, step, ranks in rounds:
             _idle_until_all_arrive(comm)
+            waited[0] = 0.0
             start, cpu = time.perf_counter(), time.process_time()
             if rank < ranks:
                 for _ in range(args.steps):
@@ -228,18 +249,37 @@ def w4_worker(args):
             _idle_until_all_arrive(comm)
             elapsed = comm.allreduce(elapsed, op=MPI.MAX) / args.steps
             if rank == 0:
-                print(json.dumps({"bench": "w4", "ranks": ranks, "step_ms": elapsed * 1e3,
+                print(json.dumps({"bench": "w4", "mode": mode, "ranks": ranks,
+                                  "step_ms": elapsed * 1e3,
                                   "cpu_ms_rank0": cpu / args.steps * 1e3,
+                                  "wait_cpu_ms_rank0": waited[0] / args.steps * 1e3,
                                   "samples_per_s": ranks * 32 / elapsed}), flush=True)
 
 
+def _time_waits():
+    """Count the CPU time spent waiting for the other ranks (``wait_patiently``: the
+    gradient buckets' barrier and the overlapped buckets) into the returned cell, so
+    that rank 0's CPU per step splits into waiting and work."""
+    from spore.communication import _backend
+    waited, wait = [0.0], _backend.wait_patiently
+
+    def timed(request):
+        start = time.thread_time()
+        try:
+            return wait(request)
+        finally:
+            waited[0] += time.thread_time() - start
+    _backend.wait_patiently = timed
+    return waited
+
+
 def w4_main(args):
-    rows = _launch(["w4", "--steps", str(args.steps), "--rounds", str(args.rounds)],
-                   args.ranks)
+    rows = _launch(["w4", "--steps", str(args.steps), "--rounds", str(args.rounds)]
+                   + ["--baselines"] * args.baselines, args.ranks)
     for r in rows:
         print(json.dumps(r))
-    one = [r for r in rows if r["ranks"] == 1]
-    many = [r for r in rows if r["ranks"] == args.ranks]
+    one = [r for r in rows if r["mode"] == "1 rank"]
+    many = [r for r in rows if r["mode"] == "dp"]
     ratios = sorted(b["samples_per_s"] / a["samples_per_s"] for a, b in zip(one, many))
     med = lambda rs, k: statistics.median(r[k] for r in rs)      # noqa: E731
     print(f"\nW4 samples/s: 1 rank x 1 thread {med(one, 'samples_per_s'):.0f}; {args.ranks} "
@@ -247,7 +287,18 @@ def w4_main(args):
           f"({med(many, 'samples_per_s') / med(one, 'samples_per_s'):.2f}x; per round "
           f"{ratios[0]:.2f}x-{ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x)")
     print(f"rank 0 CPU per step: 1 rank {med(one, 'cpu_ms_rank0'):.2f} ms, {args.ranks} ranks "
-          f"{med(many, 'cpu_ms_rank0'):.2f} ms")
+          f"{med(many, 'cpu_ms_rank0'):.2f} ms (of which {med(many, 'wait_cpu_ms_rank0'):.2f} ms "
+          f"waiting for the other ranks)")
+    for mode, what in (("alone", "each stepping alone at once (no communication)"),
+                       ("lockstep", "each stepping alone, with a barrier per step")):
+        rs = [r for r in rows if r["mode"] == mode]
+        if rs:
+            ratio = statistics.median(b["samples_per_s"] / a["samples_per_s"]
+                                      for a, b in zip(one, rs))
+            print(f"{args.ranks} ranks {what}: {med(rs, 'samples_per_s'):.0f} samples/s "
+                  f"(median per-round ratio to 1 rank {ratio:.2f}x), "
+                  f"rank 0 CPU per step {med(rs, 'cpu_ms_rank0'):.2f} ms (of which "
+                  f"{med(rs, 'wait_cpu_ms_rank0'):.2f} ms waiting)")
 
 
 def main():
@@ -256,6 +307,9 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--baselines", action="store_true",
+                    help="w4: also rounds of the ranks stepping alone at once, without "
+                         "and with a barrier per step (the machine's ceiling for scaling)")
     ap.add_argument("--max-bytes", type=int, default=64 << 20,
                     help="allreduce: the largest array (bytes)")
     args = ap.parse_args()

@@ -99,25 +99,31 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # NOTE: [Eager all-reduce]
 # A small all-reduce takes ~1-2 us inside MPI, so every layer above it shows: the
 # dispatch point's keyword attributes, the eager path, the group lookup, dtype and
-# layout checks (together ~2.5 us before this path). ``lean_all_reduce(op, group,
-# fallback)`` gives the callers that checked ``op`` and ``group`` once (``ops.AllReduce()``,
-# and ``comm_func.all_reduce`` on the first call with them) one function that does the
-# call with nothing else. Outside any trace or tape (``_scopes == 0``, the dispatch
-# point's own test) a NumPy-backed Tensor of a dtype MPI reduces natively goes straight
-# to the group's reducer (mpi4py's Allreduce) into a new array laid out like the input.
-# A small call keeps a *plan*: the input array, its shape, the group, the result array
-# and both arrays as mpi4py message specs made once (``Comm.spec``: the buffer and MPI
-# datatype, which spares mpi4py the buffer protocol and the dtype look-up on every call,
-# ~0.25 us). The next call on the same input array (same shape) whose previous result
-# nobody holds any more (its reference count, as the pool does for large ones: NOTE:
-# [Buffer reuse]) runs the plan: the MPI call and a Tensor around the result, nothing
-# else. Any other small call makes a new plan (a new result array unless the old one is
-# free and laid out alike). For anything else (a trace, a tape, float16 / bfloat16, a
-# strided view, a non-Tensor) it calls ``fallback(x)`` (``all_reduce_p`` with the
-# caller's checks), so capture, gradients and error messages are those of the
-# primitive. ``lean_all_reduce_inplace`` is the same for the in-place
-# ``ops.all_reduce(tensor)`` (MindSpore 2.10's function): MPI's Allreduce(IN_PLACE) on
-# the tensor's own memory, nothing allocated.
+# layout checks (together ~2.5 us before this path). ``all_reduce_call`` gives the
+# callers that checked ``op`` and ``group`` once (``ops.AllReduce()``, and
+# ``comm_func.all_reduce`` on the first call with them) one function that does the call
+# with nothing else. Outside any trace or tape (``_scopes == 0``, the dispatch point's
+# own test) a NumPy-backed Tensor of a dtype MPI reduces natively goes straight to the
+# group's reducer (mpi4py's Allreduce) into a new array laid out like the input.
+# A small call keeps a *plan*: the input Tensor and its array, the array's shape, the
+# group table's epoch, the result array and both arrays as mpi4py message specs made
+# once (``Comm.spec``: the buffer and MPI datatype, which spares mpi4py the buffer
+# protocol and the dtype look-up on every call, ~0.25 us). The next call on the same
+# Tensor, still holding the same array of the same shape, with no group made or freed
+# since (``_epoch``, replaced by ``groups_changed()`` whenever the group table changes,
+# so one identity test stands for the group look-up) and whose previous result nobody
+# holds any more (its reference count, as the pool does for large ones: NOTE: [Buffer
+# reuse]) runs the plan: the MPI call and a Tensor around the result, nothing else. The
+# Tensor's identity is tested first, so nothing else needs its type. Any other small
+# call makes a new plan (a new result array unless the old one is free and laid out
+# alike). For anything else (a trace, a tape, float16 / bfloat16, a strided view, a
+# non-Tensor) it calls ``self._checked(x)`` (``all_reduce_p`` with the caller's checks),
+# so capture, gradients and error messages are those of the primitive.
+# ``lean_all_reduce_inplace`` is the same for the in-place ``ops.all_reduce(tensor)``
+# (MindSpore 2.10's function): MPI's Allreduce(IN_PLACE) on the tensor's own memory,
+# nothing allocated, with a plan of the tensor's memory as a message spec (and its dtype
+# and writeability checked, which in-place assignments to the array could change).
+# Measured costs and the 2-rank ratios: BENCHMARKS.md, data parallel.
 def lean_setup():
     """Bind what ``all_reduce_call`` reads as globals (the group table, the Tensor
     classes; imported late: management imports the ops); called by the classes that
@@ -131,32 +137,42 @@ def lean_setup():
         _groups = _management._groups
 
 
+def groups_changed():
+    """Called by ``communication.management`` whenever a group is made or freed: every
+    plan made before then is stale (its group may be gone or another communicator)."""
+    global _epoch
+    _epoch = object()
+
+
 _groups = _Tensor = _Parameter = _NATIVE = _POOL_FROM = _POOL = None
-NO_PLAN = (None,) * 8
+_epoch = object()
+_NOTHING = object()         # no plan's Tensor (not None: ``op(None)`` must fail as checked)
+NO_PLAN = (_NOTHING,) + (None,) * 8
 
 
 def all_reduce_call(self, x):
     """``self(x)``: ``all_reduce_p(x, op=self.op, group=self.group)`` without the
     dispatch point where it can, else ``self._checked(x)`` (NOTE: [Eager all-reduce]).
     A method of the callers' classes (``ops.AllReduce``, comm_func's), so a call is one
-    Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``)."""
+    Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``): (input
+    Tensor, its array, epoch, shape, result, input spec, result spec, reducer, MPI op)."""
+    p = self._plan
+    if x is p[0] and P._scopes == 0 and x._data is p[1] and p[2] is _epoch \
+            and getrefcount(p[4]) == _FREE and p[1].shape == p[3]:
+        try:
+            p[7](p[5], p[6], p[8])
+        except Exception as e:
+            raise all_reduce_p._explain(e, (p[1],), {"op": self.op, "group": self.group}) \
+                from None
+        t = _new_tensor(_Tensor)
+        t._data = p[4]
+        t._tape_ref = None
+        return t
     tx = type(x)
     if (tx is _Tensor or tx is _Parameter) and P._scopes == 0:
         a = x._data
-        p = self._plan
-        if a is p[1] and _groups.get(self.group) is p[0] and getrefcount(p[4]) == _FREE \
-                and a.shape == p[2]:
-            try:
-                p[6](p[3], p[5], p[7])
-            except Exception as e:
-                raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) \
-                    from None
-            t = _new_tensor(_Tensor)
-            t._data = p[4]
-            t._tape_ref = None
-            return t
         if type(a) is np.ndarray and a.dtype in _NATIVE:
-            out = _new_plan(self, a) if a.nbytes < _POOL_FROM else _large(self, a)
+            out = _new_plan(self, x, a) if a.nbytes < _POOL_FROM else _large(self, a)
             if out is not None:
                 t = _new_tensor(_Tensor)
                 t._data = out
@@ -169,20 +185,21 @@ getrefcount = sys.getrefcount
 _new_tensor = object.__new__
 
 
-def _new_plan(self, a):
-    """Reduce the small ``a`` into the result of a new plan, ``self._plan``: (group Comm,
-    input array, its shape, its spec, result, its spec, reducer, MPI op), one tuple swapped
-    whole, so another thread never pairs one plan's parts with another's. None: not here
-    (no such group, or a strided view: nothing was sent)."""
+def _new_plan(self, x, a):
+    """Reduce the small ``a`` (``x``'s array) into the result of a new plan,
+    ``self._plan`` (see ``all_reduce_call``), one tuple swapped whole, so another thread
+    never pairs one plan's parts with another's. None: not here (no such group, or a
+    strided view: nothing was sent)."""
+    epoch = _epoch
     comm = _groups.get(self.group)
     if comm is None:
         return None
     p = self._plan
     out = p[4]
     try:
-        if out is not None and getrefcount(out) == _FREE + 1 and comm is p[0] \
+        if out is not None and getrefcount(out) == _FREE + 1 and p[2] is epoch \
                 and out.dtype == a.dtype and out.shape == a.shape and out.strides == a.strides:
-            out_spec = p[5]
+            out_spec = p[6]
         else:
             out = np.empty_like(a)                      # laid out like a
             out_spec = comm.spec(out)
@@ -190,7 +207,7 @@ def _new_plan(self, a):
     except BufferError:
         return None
     reduce, mpi_op = comm.reducers[self.op]
-    self._plan = (comm, a, a.shape, a_spec, out, out_spec, reduce, mpi_op)
+    self._plan = (x, a, epoch, a.shape, out, a_spec, out_spec, reduce, mpi_op)
     try:
         reduce(a_spec, out_spec, mpi_op)
     except Exception as e:
@@ -238,26 +255,40 @@ def lean_all_reduce_inplace(op, group):
     ranks of ``group``, both checked by the caller), which is what the in-place
     ``ops.all_reduce(x)`` does where it can skip its checks and the dispatch point:
     eager, a NumPy-backed Tensor of a dtype MPI reduces, contiguous and writeable (else
-    False, nothing sent: the caller takes its checked path). NOTE: [Eager all-reduce]."""
+    False, nothing sent: the caller takes its checked path). A plan keeps the last
+    Tensor, its array and dtype, the group table's epoch and the array as a message spec
+    (NOTE: [Eager all-reduce])."""
     groups = _load_management()._groups
     native = _management._backend.NATIVE_DTYPES
     ndarray, Tensor, Parameter = np.ndarray, P._Tensor, P._Parameter
-    seen = [(None,) * 4]            # (the last group Comm, its in-place reducer for ``op``)
+    # (Tensor, its array, epoch, dtype, spec, reducer, IN_PLACE, MPI op)
+    plan = [NO_PLAN[:8]]
 
     def run(x):
+        p = plan[0]
+        if x is p[0] and P._scopes == 0 and x._data is p[1] and p[2] is _epoch:
+            a = p[1]
+            if a.dtype is p[3] and a.flags.writeable:
+                p[5](p[6], p[4], p[7])              # Allreduce(IN_PLACE, spec, op)
+                return True
+        return first(x)
+
+    def first(x):
+        """A new plan for ``x`` and its first call (False: not here, nothing sent)."""
         tx = type(x)
         if P._scopes == 0 and (tx is Tensor or tx is Parameter):
             a = x._data
-            if type(a) is ndarray and a.dtype in native:
+            if type(a) is ndarray and a.dtype in native and a.flags.writeable:
+                epoch = _epoch
                 comm = groups.get(group)
                 if comm is not None:
-                    last = seen[0]
-                    if comm is not last[0]:
-                        last = seen[0] = (comm,) + comm.inplace_reducers[op]
                     try:
-                        last[1](last[2], a, last[3])    # Allreduce(IN_PLACE, a, op)
-                    except (BufferError, ValueError):   # strided or read-only: not sent
+                        spec = comm.spec(a)
+                    except (BufferError, ValueError):   # strided: not sent
                         return False
+                    fn, in_place, mpi_op = comm.inplace_reducers[op]
+                    plan[0] = (x, a, epoch, a.dtype, spec, fn, in_place, mpi_op)
+                    fn(in_place, spec, mpi_op)
                     return True
         return False
     return run

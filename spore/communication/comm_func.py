@@ -38,13 +38,19 @@ def _handle(async_op):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP, async_op=False):
     """``(reduced tensor, handle)``: ``op`` over every rank's ``tensor``."""
-    try:
-        lean = _lean_all_reduce[op, group]
-    except (KeyError, TypeError):       # arguments not seen before: checked here, once
-        lean = _lean_all_reduce[op, group] = _AllReduce(check_op("all_reduce", op),
-                                                        check_group("all_reduce", group))
-    # NOTE: [Eager all-reduce] in spore/_prims/comm.py
-    return lean(tensor), (CommHandle() if async_op else None)
+    global _last
+    last = _last                        # the very op and group of the last call: no look-up
+    if op is last[0] and group is last[1]:
+        lean = last[2]
+    else:
+        try:
+            lean = _lean_all_reduce[op, group]
+        except (KeyError, TypeError):   # arguments not seen before: checked here, once
+            lean = _lean_all_reduce[op, group] = _AllReduce(check_op("all_reduce", op),
+                                                            check_group("all_reduce", group))
+        _last = (op, group, lean)
+    # NOTE: [Eager all-reduce] in spore/_prims/comm.py; lean(tensor) in one frame
+    return _call(lean, tensor), (CommHandle() if async_op else None)
 
 
 class _AllReduce:
@@ -62,6 +68,8 @@ class _AllReduce:
 
 
 _lean_all_reduce = {}       # (op, group) -> _AllReduce(op, group), both checked
+_call = C.all_reduce_call
+_last = (object(), object(), None)     # (op, group, _AllReduce) of the last call
 
 
 def all_gather_into_tensor(tensor, group=GlobalComm.WORLD_COMM_GROUP, async_op=False):

@@ -97,6 +97,8 @@ def set_comm_ops_inplace(is_enable, func_list=None):
             raise ValueError(f"The function name in `func_list` must be correct, but got "
                              f"{name}.")
         _INPLACE[name] = is_enable
+    global _last_in_place
+    _last_in_place = _NO_LAST       # all_reduce's shortcut follows the new setting
 
 
 class CommHandle:
@@ -342,12 +344,16 @@ def get_process_group_ranks(group=None):
 # ----------------------------------------------------------------- collectives
 def all_reduce(tensor, op="sum", group=None, async_op=False):
     """``op`` (sum, prod, min, max, avg) over every rank's ``tensor``."""
+    last = _last_in_place           # NOTE: [Eager all-reduce]: the arguments of last time
+    if op is last[0] and group is last[1] and async_op is False and last[2](tensor):
+        return None
     if async_op is False and _INPLACE["all_reduce"]:
         try:
             lean = _lean_in_place[op, group]
         except (KeyError, TypeError):   # not seen yet (or unhashable): the checked path
             lean = None
-        if lean is not None and lean(tensor):   # NOTE: [Eager all-reduce]
+        if lean is not None and lean(tensor):
+            _remember_in_place(op, group, lean)
             return None
     fn = "all_reduce"
     _tensor(fn, tensor)
@@ -358,6 +364,8 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     if _inplace(fn) and op != "avg":
         lean = _lean_in_place[op, group] = C.lean_all_reduce_inplace(op, name)
         if lean(tensor):
+            if async_op is False and _INPLACE["all_reduce"]:
+                _remember_in_place(op, group, lean)
             return _handle(async_op)
     out = C.all_reduce_p(tensor, op="sum" if op == "avg" else op, group=name)
     if op == "avg":
@@ -366,6 +374,16 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
 
 
 _lean_in_place = {}     # (op, group argument) -> C.lean_all_reduce_inplace, both checked
+_NO_LAST = (object(), object(), None)
+_last_in_place = _NO_LAST   # (op, group, lean) of the last in-place call, tested by identity
+
+
+def _remember_in_place(op, group, lean):
+    """Let the next ``all_reduce`` with these very ``op`` and ``group`` objects go
+    straight to ``lean`` (set only while ``all_reduce`` is in place without forcing:
+    ``set_comm_ops_inplace`` forgets it)."""
+    global _last_in_place
+    _last_in_place = (op, group, lean)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):

@@ -48,6 +48,7 @@ def init(backend_name=None):
     _world = _backend.start()
     for name in _backend.WORLD_NAMES:
         _groups[name] = _world
+    _groups_changed()
     if backend_name in ("hccl", "nccl") and _world.rank == 0:
         print(f"[spore] init: backend '{backend_name}' runs as MPI on the CPU", file=sys.stderr)
     GlobalComm.BACKEND = "mccl"
@@ -68,6 +69,7 @@ def release():
     if _world is not None:
         _world.free_shared()
     _groups.clear()
+    _groups_changed()
     _backend.POOL.clear()
     _world = None
     GlobalComm.INITED = False
@@ -156,6 +158,7 @@ def create_group(group, rank_ids, options=None):
         raise ValueError(f"For 'create_group', 'rank_ids' must include this rank "
                          f"({world.rank}), but got {rank_ids}.")
     _groups[group] = world.split(group, sorted(ids))
+    _groups_changed()
 
 
 def destroy_group(group):
@@ -164,6 +167,14 @@ def destroy_group(group):
         raise ValueError("For 'destroy_group', the world group cannot be destroyed.")
     group_comm(group).free()
     del _groups[group]
+    _groups_changed()
+
+
+def _groups_changed():
+    """Every change of ``_groups`` calls this: the eager all-reduce's plans made before
+    are stale (NOTE: [Eager all-reduce] in ``spore/_prims/comm.py``)."""
+    from .._prims import comm
+    comm.groups_changed()
 
 
 def get_comm_name(group=GlobalComm.WORLD_COMM_GROUP):

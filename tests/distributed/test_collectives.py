@@ -197,3 +197,43 @@ def test_ranks_of_a_node_share_its_cores():
     from spore.communication._backend import THREAD_VARS
     r = launch.run("cores.py", timeout=120, unset=THREAD_VARS)
     assert len(re.findall(r"threads \d+", r.stdout)) == 2, r.stdout
+
+
+def test_planned_all_reduce_follows_its_tensor_and_groups(solo, monkeypatch):
+    """NOTE: [Eager all-reduce]: a plan is for one Tensor: another Tensor on the same array
+    makes a new input spec; a group destroyed and made again under the same name between
+    planned calls is looked up again (the group table's epoch); ``None`` and arrays fail
+    as on the checked path."""
+    from spore.communication import _backend, comm_func
+    made = []
+    spec = _backend.SoloComm.spec
+    monkeypatch.setattr(_backend.SoloComm, "spec", staticmethod(
+        lambda a: made.append(a.shape) or spec(a)))
+    f = ops.AllReduce()
+    x = ms.Tensor(np.arange(4, dtype=np.float32))
+    f(x)
+    f(x)
+    assert len(made) == 2
+    twin = ms.Tensor.__new__(ms.Tensor)
+    twin._data, twin._tape_ref = x._data, None
+    np.testing.assert_array_equal(f(twin).asnumpy(), np.arange(4))
+    assert len(made) == 3                       # the input's spec again; the result reused
+    for bad in (None, x.asnumpy()):
+        with pytest.raises(TypeError, match="AllReduce"):
+            f(bad)
+        with pytest.raises(TypeError, match="all_reduce"):
+            comm_func.all_reduce(bad)
+    M.create_group("pair", [0])
+    g = ops.AllReduce("max", group="pair")
+    for _ in range(2):
+        np.testing.assert_array_equal(g(x).asnumpy(), np.arange(4))
+    old = M.group_comm("pair")
+    M.destroy_group("pair")
+    with pytest.raises(ValueError, match="pair"):
+        g(x)
+    M.create_group("pair", [0])
+    assert M.group_comm("pair") is not old
+    made.clear()
+    np.testing.assert_array_equal(g(x).asnumpy(), np.arange(4))
+    assert len(made) == 2                       # a new plan on the new communicator
+    M.destroy_group("pair")

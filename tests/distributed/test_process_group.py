@@ -175,3 +175,62 @@ def test_in_place_all_reduce_of_views_and_read_only_tensors(solo):
     t._data, t._tape_ref = ro, None
     with pytest.raises(Exception, match="(?i)read-only|writ"):
         ops.all_reduce(t)
+
+
+def _count_specs(monkeypatch):
+    """The arrays (by shape) that the world group turns into message specs from now on."""
+    from spore.communication import _backend
+    made = []
+    spec = _backend.SoloComm.spec
+    monkeypatch.setattr(_backend.SoloComm, "spec", staticmethod(
+        lambda a: made.append(a.shape) or spec(a)))
+    return made
+
+
+def test_repeated_in_place_all_reduce_runs_its_plan(solo, monkeypatch):
+    """NOTE: [Eager all-reduce]: the second in-place call on one Tensor makes no new
+    message spec; a new Tensor, a new array, a dtype changed in place make a new plan;
+    an array made read-only in place is refused as by the checked path."""
+    made = _count_specs(monkeypatch)
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for _ in range(3):
+        assert ops.all_reduce(x) is None
+    assert made == [(2, 3)]
+    np.testing.assert_array_equal(x.asnumpy(), np.arange(6).reshape(2, 3))
+    y = ms.Tensor(np.arange(4, dtype=np.int64))
+    assert ops.all_reduce(y) is None and ops.all_reduce(y) is None
+    assert made == [(2, 3), (4,)]
+    a = y.asnumpy()
+    a.dtype = np.float64                        # same memory, another dtype: a new plan
+    assert ops.all_reduce(y) is None and made == [(2, 3), (4,), (4,)]
+    a.flags.writeable = False
+    with pytest.raises(Exception, match="(?i)read-only|writ"):
+        ops.all_reduce(y)
+    a.flags.writeable = True
+    assert ops.all_reduce(y) is None
+    with pytest.raises(TypeError, match="all_reduce"):
+        ops.all_reduce(None)
+    with pytest.raises(TypeError, match="all_reduce"):
+        ops.all_reduce(x.asnumpy())
+
+
+def test_in_place_shortcut_follows_set_comm_ops_inplace_and_groups(solo):
+    """The shortcut for the last call's op and group obeys ``set_comm_ops_inplace`` and
+    stops at a destroyed group (the checked path's error), working again once it is
+    made anew."""
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    assert ops.all_reduce(x, "max") is None and ops.all_reduce(x, "max") is None
+    ops.set_comm_ops_inplace(False, ["all_reduce"])
+    y, h = ops.all_reduce(x, "max")
+    assert h is None and y is not x
+    np.testing.assert_array_equal(y.asnumpy(), x.asnumpy())
+    ops.set_comm_ops_inplace(True)
+    assert ops.all_reduce(x, "max") is None
+    g = ops.new_group([0])
+    assert ops.all_reduce(x, "sum", g) is None and ops.all_reduce(x, "sum", g) is None
+    ops.destroy_process_group(g)
+    with pytest.raises(ValueError, match=re.escape(g)):
+        ops.all_reduce(x, "sum", g)
+    assert ops.new_group([0]) == g
+    assert ops.all_reduce(x, "sum", g) is None
+    np.testing.assert_array_equal(x.asnumpy(), np.arange(3))

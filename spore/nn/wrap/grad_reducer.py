@@ -72,8 +72,10 @@ class DistributedGradReducer(Cell):
         grads = tuple(grads)
         if not grads:
             return grads
-        step, self._step = self._step, None
-        self.last_step = step
+        step = self._step
+        if step is not None or self.last_step is not None:
+            self._step = None           # (Cell.__setattr__ is not free: only on a change)
+            self.last_step = step
         if step is not None:
             out = step.finish(len(grads))
             if out is not None:
@@ -91,22 +93,26 @@ class DistributedGradReducer(Cell):
         each bucket is all-reduced (MPI's non-blocking Iallreduce) as soon as its last
         gradient is final, while the backward pass goes on; the reducer's next call waits
         for them (NOTE: [Overlapped buckets]). A no-op context where it does not apply."""
+        if self._step is not None:
+            self._step = None
+        layout = self._layouts.get(id(weights))
+        if layout is not None and layout[0] is weights and len(layout[1]) < 2:
+            return _NO_OVERLAP          # one bucket: nothing to overlap it with
         from ...communication.management import group_comm
         from ..._autodiff.backward import ready_listener
         comm = group_comm(self.group)
         if not OVERLAP or P._scopes or comm.size == 1 or not weights or \
                 comm.mpi is None:
-            self._step = None
-            return contextlib.nullcontext()
+            return _NO_OVERLAP
         arrays = [w._data for w in weights]
         if any(type(a) is not np.ndarray or a.dtype not in _backend.NATIVE_DTYPES
                for a in arrays):
-            self._step = None
-            return contextlib.nullcontext()
-        layout = self._layouts.get(id(weights))
+            return _NO_OVERLAP
         if layout is None or layout[0] is not weights:
             layout = (weights, list(C._buckets(arrays, self.bucket_bytes)))
             self._layouts = {id(weights): layout}
+            if len(layout[1]) < 2:
+                return _NO_OVERLAP
         self._step = _OverlappedStep(comm, layout[1], len(arrays), self._scale())
         return ready_listener(weights, self._step.ready)
 
@@ -123,16 +129,20 @@ class DistributedGradReducer(Cell):
 # pass through the first layers. The bucket completed by the backward pass's last report
 # has nothing left to overlap with: it takes the blocking path's reduction (the shared
 # window on one node, NOTE: [Shared-memory buckets]), so a model whose gradients fit
-# one bucket (W4's) runs exactly as without overlap. MPI advances a non-blocking collective only inside MPI
-# calls, so each later report also tests the pending requests. The reducer's call, before
+# one bucket (W4's) runs exactly as without overlap. MPI advances a non-blocking
+# collective only inside MPI calls, so each later report also tests the pending requests. The reducer's call, before
 # the optimizer, waits for every bucket (without spinning: ``wait_patiently``), scales by
 # 1/degree when ``mean`` is set and hands out views of the buckets, as the blocking path
 # does. A sum of two ranks' buffers is the same whichever side adds (addition is
 # commutative), so on 2 ranks the result has the blocking path's bits; with more ranks
 # MPI's algorithm decides the order of the additions, as it does for the blocking path's
 # larger buckets. Under jit, with reduced-precision or non-NumPy weights, on one rank or
-# with ``SPORE_OVERLAP_GRADS=0`` the blocking path runs.
+# with ``SPORE_OVERLAP_GRADS=0`` the blocking path runs. Where the weights' gradients make
+# one bucket (W4's at the default size) there is nothing to overlap: the reducer keeps
+# that answer with the layout and skips the gradient-ready hooks from then on (a walk
+# over the tape's records and a report per weight: CPU for no gain).
 OVERLAP = os.environ.get("SPORE_OVERLAP_GRADS", "1") != "0"
+_NO_OVERLAP = contextlib.nullcontext()
 
 
 class _OverlappedStep:

@@ -139,4 +139,56 @@ create_group(f"alone{rank}", [rank])
 alone = ops.AllReduce(group=f"alone{rank}")
 for _ in range(2):
     same(alone(x), x.asnumpy())
+
+# the in-place ops.all_reduce (MindSpore 2.10's function), called again and again on one
+# Tensor (its plan's fast path): each call equals the primitive's generic path on a copy
+# of the values it read, for every dtype and op, with the values changed, a strided view,
+# and a group destroyed and made again under the same name in between
+for dtype in DTYPES:
+    for shape in [(), (7,), (3, 5)]:
+        for op in OPS:
+            x = ms.Tensor(data(rank, shape, dtype))
+            for k in range(3):
+                if k == 2:
+                    x.asnumpy()[...] = data(rank, shape, dtype, 5)
+                want = generic(ms.Tensor(x.asnumpy().copy()), op)
+                assert ops.all_reduce(x, op) is None
+                same(x, want)
+view_of = ms.Tensor(data(rank, (4, 6), np.float32))
+view = view_of[:, ::2]
+want = expect("sum", [data(r, (4, 6), np.float32)[:, ::2] for r in range(size)])
+assert ops.all_reduce(view) is None
+same(view, want)
+create_group("again", [0, 1])
+x = ms.Tensor(data(rank, (5,), np.int64))
+for round_ in range(2):
+    for _ in range(2):
+        want = generic(ms.Tensor(x.asnumpy().copy()), "max", "again")
+        assert ops.all_reduce(x, "max", "again") is None
+        same(x, want)
+    destroy_group("again")
+    try:
+        ops.all_reduce(x, "max", "again")
+    except ValueError as e:
+        assert "again" in str(e), e
+        checked += 1
+    else:
+        raise AssertionError("a destroyed group was still used")
+    create_group("again", [1, 0])
+
+# bad input after plans exist (the fast paths' caches warm): the checked path's errors
+x = ms.Tensor(data(rank, (3,), np.float32))
+f, f(x), ops.all_reduce(x), comm_func.all_reduce(x)
+for call, bad, error in ((f, None, TypeError), (f, x.asnumpy(), TypeError),
+                         (lambda t: ops.all_reduce(t), x.asnumpy(), TypeError),
+                         (lambda t: ops.all_reduce(t, "mean"), x, TypeError),
+                         (lambda t: comm_func.all_reduce(t), None, TypeError),
+                         (lambda t: comm_func.all_reduce(t, "mean"), x, ValueError)):
+    try:
+        call(bad)
+    except error as e:
+        assert "all_reduce" in str(e).lower() or "allreduce" in str(e).lower(), e
+        checked += 1
+    else:
+        raise AssertionError(f"no {error.__name__} for {bad!r}")
 print(f"rank {rank} checked {checked}", flush=True)

@@ -51,4 +51,27 @@ assert none == [None] * 4, none
 assert all(e and e >= 2 for e in early), early        # started during backward
 for name in blocking:
     assert np.array_equal(blocking[name], overlapped[name]), name
+
+# one bucket (the default 64 MB): nothing to overlap, so no gradient-ready hooks at all
+# after the first step (the reducer keeps the layout's answer), and the same bits
+ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size", "config": 64}})
+listened = []
+from spore._autodiff import backward as _bw        # noqa: E402
+spy = _bw.ready_listener
+
+
+class Spy(spy):
+    def __init__(self, *a):
+        listened.append(1)
+        super().__init__(*a)
+
+
+_bw.ready_listener = Spy
+one_blocking, none = train(False)
+one_overlap, none2 = train(True)
+_bw.ready_listener = spy
+assert none == none2 == [None] * 4 and listened == [], (none2, listened)
+for name in one_blocking:
+    assert np.array_equal(one_blocking[name], one_overlap[name]), name
+    assert np.array_equal(one_blocking[name], blocking[name]), name
 print(f"rank {rank}: same bits, buckets started early per step {early}", flush=True)
