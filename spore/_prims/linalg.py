@@ -6,8 +6,10 @@ tensor_dot, kron, trace, ...) is composed from these and the array primitives.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
+import os
 import string
 
 import numpy as np
@@ -89,6 +91,10 @@ def _make_matmul(xp):
             return product(x.reshape(-1, x.shape[-1]), y).reshape(lead + (y.shape[-1],))
         if xp is np and _few_rows_times_transposed(x, y):
             return xp.ascontiguousarray(xp.matmul(y.T, x.T).T)
+        if xp is np and (x.ndim > 2 or y.ndim > 2):
+            out = batched_gemm(x, y)
+            if out is not None:
+                return out
         return xp.matmul(x, y)
 
     def matmul(x, y, transpose_a=False, transpose_b=False):
@@ -110,6 +116,115 @@ def _few_rows_times_transposed(x, y):
 
 
 _FEW_ROWS = 64
+
+
+# NOTE: [Batched GEMM]
+# NumPy's matmul runs a batch of products (attention's (B*heads, 197, 32) @ (B*heads,
+# 32, 197) and their gradients) as one BLAS call per item, and OpenBLAS splits each of
+# these small products over its threads: a hand-over and a wait per item. OpenBLAS
+# (0.3.30+) also has ``cblas_?gemm_batch_strided``, which gives whole items to its
+# threads, each computed by the one-thread GEMM: the batch takes 0.65-0.75x NumPy's
+# time on the 2-vCPU EPYC (loaded, interleaved; BENCHMARKS.md "helper w5mm"), on the
+# BLAS's own threads, so it does not compete with them as Spore's pool would. Every
+# item is the one-thread ``sgemm`` of its operands in place (no copies, any row or
+# column stride), so the result is the bits NumPy gives with one BLAS thread, whatever
+# the thread count; NumPy's own 2-thread products differ from those in the last bits.
+# Only products of more than GEMM_BATCH_MIN multiply-adds per item take this path:
+# smaller items go to OpenBLAS's small-matrix kernels there, which are not what
+# ``sgemm`` runs (and crashed for some transposes in the build tested). Where the
+# routine is missing (other BLAS builds) or ``SPORE_BLAS_BATCH=0``, NumPy computes.
+GEMM_BATCH_MIN = 1_000_000
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_batch_routines = {}
+
+
+def batched_gemm(x, y):
+    """``np.matmul(x, y)`` for float32/float64 batches of large products through the
+    BLAS's strided batch routine (NOTE: [Batched GEMM]); None where it does not apply."""
+    gemm = _batch_routine(x.dtype) if x.dtype == y.dtype and x.ndim >= 2 and y.ndim >= 2 \
+        else None
+    if gemm is None:
+        return None
+    m, k = x.shape[-2:]
+    n = y.shape[-1]
+    if m * n * k <= GEMM_BATCH_MIN or y.shape[-2] != k:
+        return None
+    try:
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        return None
+    size = x.dtype.itemsize
+    la, lb = _item_layout(x, size), _item_layout(y, size)
+    if la is None or lb is None or math.prod(batch) < 2:
+        return None
+    out = np.empty(batch + (m, n), x.dtype)
+    views = [np.broadcast_to(x, batch + (m, k)), np.broadcast_to(y, batch + (k, n)), out]
+    outer, inner, steps = _batch_groups(batch, views, size)
+    for index in np.ndindex(*outer):
+        a, b, c = (v.ctypes.data + sum(i * s for i, s in zip(index, v.strides))
+                   for v in views)
+        gemm(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a, la[1], steps[0], b, lb[1],
+             steps[1], 0.0, c, n, steps[2], inner)
+    return out
+
+
+def _item_layout(x, size):
+    """(CBLAS transpose flag, leading dimension) of each matrix of ``x``, or None where
+    its rows or its columns are not contiguous (or not aligned) in memory."""
+    rs, cs = x.strides[-2:]
+    r, c = x.shape[-2:]
+    if x.ctypes.data % size or rs % size or cs % size or rs < 0 or cs < 0:
+        return None
+    if cs == size and rs >= c * size:
+        return _NO_TRANS, rs // size
+    if rs == size and cs >= r * size:
+        return _TRANS, cs // size
+    return None
+
+
+def _batch_groups(batch, views, size):
+    """Split the batch axes into an outer loop and one inner run that every view steps
+    through with a constant stride: (outer shape, inner count, inner strides in
+    elements)."""
+    j = len(batch) - 1
+    while j > 0 and all(v.strides[j - 1] == v.strides[j] * batch[j] for v in views):
+        j -= 1
+    inner = math.prod(batch[j:])
+    return batch[:j], inner, [v.strides[len(batch) - 1] // size for v in views]
+
+
+def _batch_routine(dtype):
+    """``cblas_?gemm_batch_strided`` of NumPy's OpenBLAS for float32/float64, or None."""
+    if not _batch_routines:
+        _bind_batch_routines()
+    return _batch_routines.get(dtype)
+
+
+def _bind_batch_routines():
+    from .._core.backend import _numpy_blas_library
+    _batch_routines[None] = None
+    path = _numpy_blas_library() if os.environ.get("SPORE_BLAS_BATCH", "1") != "0" else None
+    if path is None:
+        return
+    try:
+        lib = ctypes.CDLL(path)
+        config = next(getattr(lib, name) for name in
+                      ("scipy_openblas_get_config64_", "openblas_get_config64_",
+                       "openblas_get_config") if hasattr(lib, name))
+    except (OSError, StopIteration):
+        return
+    config.restype = ctypes.c_char_p
+    index = ctypes.c_int64 if b"USE64BITINT" in (config() or b"") else ctypes.c_int
+    enum, ptr = ctypes.c_int, ctypes.c_void_p
+    for dtype, kind, real in ((np.float32, "s", ctypes.c_float),
+                              (np.float64, "d", ctypes.c_double)):
+        fn = getattr(lib, f"cblas_{kind}gemm_batch_strided", None)
+        if fn is None:
+            continue
+        fn.argtypes = (enum, enum, enum, index, index, index, real, ptr, index, index,
+                       ptr, index, index, real, ptr, index, index, index)
+        fn.restype = None
+        _batch_routines[np.dtype(dtype)] = fn
 
 
 def _matmul_prepare(args):
