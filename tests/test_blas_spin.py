@@ -72,3 +72,28 @@ def test_settling_again_keeps_products_working():
     want = a @ a
     assert threads.settle_blas_threads() in (threads.BLAS_SPIN, None)
     np.testing.assert_array_equal(a @ a, want)
+
+
+@needs_openblas
+def test_more_blas_threads_after_settling():
+    """The threads run again after settling, so adding threads later (MPI ranks and
+    users call openblas_set_num_threads) grows a running pool."""
+    import ctypes
+    lib = threads._openblas()
+    setn = getattr(lib, "scipy_openblas_set_num_threads64_", None) or \
+        getattr(lib, "openblas_set_num_threads", None)
+    getn = getattr(lib, "scipy_openblas_get_num_threads64_", None) or \
+        getattr(lib, "openblas_get_num_threads", None)
+    if setn is None or getn is None:
+        pytest.skip("no openblas_set_num_threads")
+    setn.argtypes, getn.restype = (ctypes.c_int,), ctypes.c_int
+    a = np.random.default_rng(2).random((700, 700), dtype=np.float32)
+    want = a.astype(np.float64) @ a.astype(np.float64)
+    before = getn()
+    threads.settle_blas_threads()
+    try:
+        setn(before + 2)
+        np.testing.assert_allclose(a @ a, want, rtol=1e-4)
+    finally:
+        setn(before)
+    np.testing.assert_allclose(a @ a, want, rtol=1e-4)

@@ -368,8 +368,8 @@ def reduction(kernel, x, axis, keepdims):
 # compiled loops) then share that core with it, and a step's single-threaded NumPy
 # passes give it the core for nothing. At import, Spore restarts NumPy's OpenBLAS
 # threads with a spin of 2^BLAS_SPIN cycles (``openblas_read_env`` reads the setting,
-# ``blas_thread_shutdown_`` stops the threads, and the next parallel call starts them
-# with it): they keep spinning across back-to-back products (a layer's two gradient
+# ``blas_thread_shutdown_`` stops the threads, ``blas_thread_init`` starts them with
+# it): they keep spinning across back-to-back products (a layer's two gradient
 # GEMMs) and sleep during the longer stretches between. Measured on the loaded 2-vCPU
 # EPYC (BENCHMARKS.md "helper w5mm"). ``OPENBLAS_THREAD_TIMEOUT`` set by the user wins
 # (nothing is changed then); ``SPORE_BLAS_SPIN=n`` picks 2^n cycles (4-30), and
@@ -393,7 +393,8 @@ def settle_blas_threads():
     lib = _openblas()
     read_env = getattr(lib, "openblas_read_env", None)
     shutdown = getattr(lib, "blas_thread_shutdown_", None)
-    if read_env is None or shutdown is None:
+    start = getattr(lib, "blas_thread_init", None)
+    if read_env is None or shutdown is None or start is None:
         return None
     os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(spin)
     try:
@@ -401,6 +402,9 @@ def settle_blas_threads():
     finally:
         del os.environ["OPENBLAS_THREAD_TIMEOUT"]    # the library keeps it; the user's
     shutdown()                                       # environment stays as it was
+    # started again at once: a later openblas_set_num_threads must find them running
+    # (it adds threads to a running pool; a stopped one would start its own twice)
+    start()
     _blas_spin = spin
     return spin
 
