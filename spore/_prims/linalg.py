@@ -162,6 +162,8 @@ def batched_gemm(x, y):
     if la is None or lb is None or count < 2:
         return None
     gemm, index, real = routine
+    if max(la[1], lb[1], m, n, k, count) > np.iinfo(index).max:
+        return None                     # a 32-bit BLAS and a dimension beyond its ints
     out = np.empty(batch + (m, n), x.dtype)
     views = (np.broadcast_to(x, batch + (m, k)), np.broadcast_to(y, batch + (k, n)), out)
     a, b, c = (_item_addresses(v, batch) for v in views)

@@ -168,3 +168,15 @@ def test_switched_off_by_the_environment():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_a_32_bit_blas_leaves_dimensions_beyond_its_ints_to_numpy(monkeypatch):
+    calls = []
+    monkeypatch.setitem(L._batch_routines, np.dtype(np.float32),
+                        (lambda *args: calls.append(args), np.intc, np.float32))
+    buf = np.zeros(16, np.float32)
+    # rows 2^31 elements apart: never read, the routine is not called
+    x = np.lib.stride_tricks.as_strided(buf, (2, 120, 100), (0, 4 << 31, 4))
+    y = np.zeros((2, 100, 120), np.float32)
+    assert L.batched_gemm(x, y) is None and not calls
+    assert L.batched_gemm(np.zeros((2, 120, 100), np.float32), y) is not None and calls
