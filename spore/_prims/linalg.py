@@ -122,11 +122,11 @@ _FEW_ROWS = 64
 # NumPy's matmul runs a batch of products (attention's (B*heads, 197, 32) @ (B*heads,
 # 32, 197) and their gradients) as one BLAS call per item, and OpenBLAS splits each of
 # these small products over its threads: a hand-over and a wait per item. OpenBLAS
-# (0.3.30+) also has ``cblas_?gemm_batch``, which takes the items' addresses and gives
-# whole items to its threads, each computed by the one-thread GEMM. On the 2-vCPU EPYC
-# (loaded, interleaved) a product takes 0.7-1.0x NumPy's time, and the W5 training step
-# 0.91x (BLAS-bound steps gain more where other processes load the cores: a hand-over
-# then waits for a descheduled thread). It runs on the BLAS's own threads, so it does
+# (0.3.31 in NumPy 2.4's wheels) also has ``cblas_?gemm_batch``, which takes the items'
+# addresses and gives whole items to its threads, each computed by the one-thread GEMM.
+# On the 2-vCPU EPYC (loaded, interleaved) a product takes 0.7-1.0x NumPy's time, and
+# the W5 training step 0.91x (more where other processes load the cores: each hand-over
+# then waits for a descheduled thread; BENCHMARKS.md "helper w5mm"). It runs on the BLAS's own threads, so it does
 # not compete with them as Spore's pool would; their count is the BLAS's, as for every
 # matrix product. Every item is the one-thread ``?gemm`` of its operands in place (any
 # row or column stride, broadcast batch axes, one call for the whole batch), so the
