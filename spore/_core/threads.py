@@ -359,3 +359,65 @@ def reduction(kernel, x, axis, keepdims):
         parts[i] = kernel(x[lead + (slice(lo, hi),)], axis=axis, keepdims=keepdims)
     _share(ex, body, len(ranges))
     return np.concatenate(parts, axis=k if keepdims else kept.index(k))
+
+
+# NOTE: [BLAS spin]
+# OpenBLAS's worker threads busy-wait after every parallel BLAS call for 2^28 CPU cycles
+# (about 0.1 s) before they sleep, so during a training step one worker spins on a core
+# all the time: Spore's pool threads (softmax rows, chunked elementwise kernels,
+# compiled loops) then share that core with it, and a step's single-threaded NumPy
+# passes give it the core for nothing. At import, Spore restarts NumPy's OpenBLAS
+# threads with a spin of 2^BLAS_SPIN cycles (``openblas_read_env`` reads the setting,
+# ``blas_thread_shutdown_`` stops the threads, ``blas_thread_init`` starts them with
+# it): they keep spinning across back-to-back products (a layer's two gradient
+# GEMMs) and sleep during the longer stretches between. Measured on the loaded 2-vCPU
+# EPYC (BENCHMARKS.md "helper w5mm"). ``OPENBLAS_THREAD_TIMEOUT`` set by the user wins
+# (nothing is changed then); ``SPORE_BLAS_SPIN=n`` picks 2^n cycles (4-30), and
+# ``SPORE_BLAS_SPIN=0`` keeps OpenBLAS's own. Where NumPy's BLAS is not an OpenBLAS
+# with these functions, nothing happens. Results never change: only when the threads
+# sleep does.
+BLAS_SPIN = 18
+_blas_spin = None           # the 2^n spin set by settle_blas_threads, None: not set
+
+
+def settle_blas_threads():
+    """Restart NumPy's OpenBLAS worker threads with a short spin (NOTE: [BLAS spin]);
+    returns the exponent set, or None where nothing was changed."""
+    global _blas_spin
+    if os.environ.get("OPENBLAS_THREAD_TIMEOUT") or os.environ.get("GOTO_THREAD_TIMEOUT"):
+        return None
+    spin = _env_int("SPORE_BLAS_SPIN")
+    if os.environ.get("SPORE_BLAS_SPIN", "").strip() == "0":
+        return None
+    spin = min(max(spin or BLAS_SPIN, 4), 30)
+    lib = _openblas()
+    read_env = getattr(lib, "openblas_read_env", None)
+    shutdown = getattr(lib, "blas_thread_shutdown_", None)
+    start = getattr(lib, "blas_thread_init", None)
+    if read_env is None or shutdown is None or start is None:
+        return None
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(spin)
+    try:
+        read_env()
+    finally:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]    # the library keeps it; the user's
+    shutdown()                                       # environment stays as it was
+    # started again at once: a later openblas_set_num_threads must find them running
+    # (it adds threads to a running pool; a stopped one would start its own twice)
+    start()
+    _blas_spin = spin
+    return spin
+
+
+def _openblas():
+    """NumPy's OpenBLAS as a ctypes library, or None."""
+    import ctypes
+    from .backend import _numpy_blas_library
+    path = _numpy_blas_library()
+    try:
+        return ctypes.CDLL(path) if path is not None else None
+    except OSError:
+        return None
+
+
+settle_blas_threads()

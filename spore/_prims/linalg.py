@@ -6,8 +6,10 @@ tensor_dot, kron, trace, ...) is composed from these and the array primitives.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
+import os
 import string
 
 import numpy as np
@@ -89,6 +91,10 @@ def _make_matmul(xp):
             return product(x.reshape(-1, x.shape[-1]), y).reshape(lead + (y.shape[-1],))
         if xp is np and _few_rows_times_transposed(x, y):
             return xp.ascontiguousarray(xp.matmul(y.T, x.T).T)
+        if xp is np and (x.ndim > 2 or y.ndim > 2):
+            out = batched_gemm(x, y)
+            if out is not None:
+                return out
         return xp.matmul(x, y)
 
     def matmul(x, y, transpose_a=False, transpose_b=False):
@@ -110,6 +116,133 @@ def _few_rows_times_transposed(x, y):
 
 
 _FEW_ROWS = 64
+
+
+# NOTE: [Batched GEMM]
+# NumPy's matmul runs a batch of products (attention's (B*heads, 197, 32) @ (B*heads,
+# 32, 197) and their gradients) as one BLAS call per item, and OpenBLAS splits each of
+# these small products over its threads: a hand-over and a wait per item. OpenBLAS
+# (0.3.31 in NumPy 2.4's wheels) also has ``cblas_?gemm_batch``, which takes the items'
+# addresses and gives whole items to its threads, each computed by the one-thread GEMM.
+# On the 2-vCPU EPYC (loaded, interleaved) a product takes 0.7-1.0x NumPy's time, and
+# the W5 training step 0.91x (more where other processes load the cores: each hand-over
+# then waits for a descheduled thread; BENCHMARKS.md "helper w5mm"). It runs on the BLAS's own threads, so it does
+# not compete with them as Spore's pool would; their count is the BLAS's, as for every
+# matrix product. Every item is the one-thread ``?gemm`` of its operands in place (any
+# row or column stride, broadcast batch axes, one call for the whole batch), so the
+# result is the bits NumPy gives with one BLAS thread, whatever the thread count;
+# NumPy's own two-thread products differ from those in the last bits. Only items of
+# more than GEMM_BATCH_MIN multiply-adds take this path: smaller ones would go to
+# OpenBLAS's small-matrix kernels there, which are not what ``?gemm`` runs (and crashed
+# for some transposes in the build tested). Where the routine is missing (other BLAS
+# builds) or ``SPORE_BLAS_BATCH=0``, NumPy computes.
+GEMM_BATCH_MIN = 1_000_000
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_batch_routines = {}
+
+
+def batched_gemm(x, y):
+    """``np.matmul(x, y)`` for float32/float64 batches of large products through the
+    BLAS's batch routine (NOTE: [Batched GEMM]); None where it does not apply."""
+    routine = _batch_routine(x.dtype) if x.dtype == y.dtype and x.ndim >= 2 \
+        and y.ndim >= 2 else None
+    if routine is None:
+        return None
+    m, k = x.shape[-2:]
+    n = y.shape[-1]
+    if m * n * k <= GEMM_BATCH_MIN or y.shape[-2] != k:
+        return None
+    try:
+        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        return None
+    size = x.dtype.itemsize
+    la, lb = _item_layout(x, size), _item_layout(y, size)
+    count = math.prod(batch)
+    if la is None or lb is None or count < 2:
+        return None
+    gemm, index, real = routine
+    if max(la[1], lb[1], m, n, k, count) > np.iinfo(index).max:
+        return None                     # a 32-bit BLAS and a dimension beyond its ints
+    out = np.empty(batch + (m, n), x.dtype)
+    views = (np.broadcast_to(x, batch + (m, k)), np.broadcast_to(y, batch + (k, n)), out)
+    a, b, c = (_item_addresses(v, batch) for v in views)
+    ints = np.array([m, n, k, la[1], lb[1], n, count], index)
+    flags = np.array([la[0], lb[0]], np.intc)
+    scalars = np.array([1, 0], real)
+    at = ints.ctypes.data
+    step = ints.itemsize
+    gemm(_ROW_MAJOR, flags.ctypes.data, flags.ctypes.data + 4, at, at + step, at + 2 * step,
+         scalars.ctypes.data, a.ctypes.data, at + 3 * step, b.ctypes.data, at + 4 * step,
+         scalars.ctypes.data + size, c.ctypes.data, at + 5 * step, 1, at + 6 * step)
+    return out
+
+
+def _item_layout(x, size):
+    """(CBLAS transpose flag, leading dimension) of each matrix of ``x``, or None where
+    its rows or its columns are not contiguous (or not aligned) in memory."""
+    rs, cs = x.strides[-2:]
+    r, c = x.shape[-2:]
+    if x.ctypes.data % size or rs % size or cs % size or rs < 0 or cs < 0:
+        return None
+    if cs == size and rs >= c * size:
+        return _NO_TRANS, rs // size
+    if rs == size and cs >= r * size:
+        return _TRANS, cs // size
+    return None
+
+
+def _item_addresses(v, batch):
+    """The address of each matrix of ``v`` (batch axes first), in C order."""
+    offsets = np.zeros((), np.int64)
+    for s, st in zip(batch, v.strides):
+        offsets = np.add.outer(offsets, np.arange(s, dtype=np.int64) * st)
+    return (offsets + v.ctypes.data).reshape(-1).astype(np.uintp)
+
+
+def _batch_routine(dtype):
+    """``(cblas_?gemm_batch, its integer type, its real type)`` of NumPy's OpenBLAS for
+    float32/float64, or None."""
+    if not _batch_routines:
+        _bind_batch_routines()
+    return _batch_routines.get(dtype)
+
+
+def _bind_batch_routines():
+    from .._core.backend import _numpy_blas_library
+    _batch_routines[None] = None
+    path = _numpy_blas_library() if os.environ.get("SPORE_BLAS_BATCH", "1") != "0" else None
+    try:
+        lib = ctypes.CDLL(path) if path is not None else None
+    except OSError:
+        lib = None
+    if lib is None:
+        return
+    ptr = ctypes.c_void_p
+    plain = np.int64 if b"USE64BITINT" in _config(lib) else np.intc
+    for dtype, kind, real in ((np.float32, "s", np.float32), (np.float64, "d", np.float64)):
+        for name, index in ((f"scipy_cblas_{kind}gemm_batch64_", np.int64),
+                            (f"cblas_{kind}gemm_batch64_", np.int64),
+                            (f"cblas_{kind}gemm_batch", plain)):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.argtypes = (ctypes.c_int,) + (ptr,) * 13 + (
+                    ctypes.c_int64 if index is np.int64 else ctypes.c_int, ptr)
+                fn.restype = None
+                _batch_routines[np.dtype(dtype)] = (fn, index, real)
+                break
+
+
+def _config(lib):
+    """OpenBLAS's build configuration string (b"" where the library has none): an
+    unsuffixed name takes 64-bit integers in a USE64BITINT build."""
+    for name in ("scipy_openblas_get_config64_", "openblas_get_config64_",
+                 "openblas_get_config"):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = ctypes.c_char_p
+            return fn() or b""
+    return b""
 
 
 def _matmul_prepare(args):
