@@ -5,8 +5,8 @@ A small product followed by an activation (W1a: 100 x ``tanh(z @ y)`` at 32 x 32
 its calls, not its arithmetic: ``np.matmul`` spends ~2.5 us on a 32 x 32 product whose
 multiply-adds take a fraction of that, and the activation is a second call (~1.3 us
 through Numba's dispatcher). Here a Numba function calls the BLAS NumPy itself uses --
-the ``cblas_?gemm`` of the OpenBLAS its wheel bundles, found by its file and symbol
-names and registered with LLVM (``register``) -- and then runs the epilogue's loop
+the ``cblas_?gemm`` of the OpenBLAS it loaded, found as NOTE: [BLAS vector routines]
+finds it and registered with LLVM (``register``) -- and then runs the epilogue's loop
 (spore/_jit/kernelgen.py) over the product while it is in cache, in one call.
 
 The BLAS call is the one NumPy makes for a 2-D product of C-contiguous operands
@@ -28,8 +28,6 @@ node as a ``FusedElementwise`` whose sub-graph starts with the ``MatMul``.
 from __future__ import annotations
 
 import ctypes
-import glob
-import os
 
 import numpy as np
 
@@ -46,24 +44,25 @@ _blas = None                 # (sgemm, dgemm addresses, int bits), or False: non
 
 
 def _numpy_blas():
-    """(sgemm address, dgemm address, int bits) of the OpenBLAS bundled with NumPy's
-    wheel (``numpy.libs`` on Linux and Windows, ``numpy/.dylibs`` on macOS), else None."""
-    root = os.path.dirname(np.__file__)
-    paths = sorted(glob.glob(os.path.join(root + ".libs", "*openblas*"))
-                   + glob.glob(os.path.join(root, ".dylibs", "*openblas*")))
-    for path in paths:
+    """(sgemm address, dgemm address, int bits) of the OpenBLAS NumPy loaded (the
+    library and symbol names of NOTE: [BLAS vector routines]), else None."""
+    from .._core.backend import _BLAS_NAMES, _numpy_blas_library
+    from .._prims.linalg import _config
+    path = _numpy_blas_library()
+    try:
+        lib = ctypes.CDLL(path) if path is not None else None
+    except OSError:
+        lib = None
+    if lib is None:
+        return None
+    for pattern, index in _BLAS_NAMES:
         try:
-            lib = ctypes.CDLL(path)
-        except OSError:
+            s, d = (getattr(lib, pattern.format(t, "gemm")) for t in "sd")
+        except AttributeError:
             continue
-        for prefix, suffix, bits in (("scipy_cblas_", "64_", 64), ("cblas_", "64_", 64),
-                                     ("scipy_cblas_", "", 32), ("cblas_", "", 32)):
-            try:
-                s, d = (getattr(lib, f"{prefix}{t}gemm{suffix}") for t in "sd")
-            except AttributeError:
-                continue
-            return (ctypes.cast(s, ctypes.c_void_p).value,
-                    ctypes.cast(d, ctypes.c_void_p).value, bits)
+        wide = index is ctypes.c_int64 or b"USE64BITINT" in _config(lib)
+        return (ctypes.cast(s, ctypes.c_void_p).value,
+                ctypes.cast(d, ctypes.c_void_p).value, 64 if wide else 32)
     return None
 
 
