@@ -17,7 +17,6 @@ import linecache
 
 import numpy as np
 
-from .. import _native
 from .._core import primitive as P
 from . import control, dynamic, fusion, memplan
 from .ir import Value
@@ -265,10 +264,13 @@ class _Emitter:
                 if x in graph.inputs and x not in flags:
                     flags[x] = f"{prefix}cf{len(flags)}"
                     self.lines.append(f"{ind}{flags[x]} = {names[x]}.flags.c_contiguous")
-        if any(getattr(sp[1], "inline", None) is not None for sp in specs):
-            flags[_native] = f"{prefix}native"          # Numba on: read once per call
-            self.lines.append(f"{ind}{prefix}native = _native._enabled")
-            self.glob["_native"] = _native
+        inline = [sp[1].inline for sp in specs if getattr(sp[1], "inline", None) is not None]
+        if any(i.exact for i in inline):     # O0's loops usable: read once per call
+            from .._prims.vecmath import usable
+            flags["loops"] = f"{prefix}loops"
+            self.lines.append(f"{ind}{prefix}loops = _usable()")
+            self.glob["_usable"] = usable
+        if inline:
             self.glob["_contiguous"] = np.ascontiguousarray
             self.glob["_empty"] = np.empty
         return flags
@@ -277,7 +279,7 @@ class _Emitter:
         """A merged product (NOTE: [GEMM epilogues]) called without its runner where
         its operands are C-contiguous: the kernel itself, into fresh outputs."""
         lines, glob = self.lines, self.glob
-        test = [flags[_native]] if inline.exact else []
+        test = [flags["loops"]] if inline.exact else []
         for x, name in zip(node.inputs[:2], args[:2]):
             flag = flags.get(x, f"{name}.flags.c_contiguous")
             if flag is not None:

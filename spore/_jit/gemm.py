@@ -12,8 +12,8 @@ finds it and registered with LLVM (``register``) -- and then runs the epilogue's
 The BLAS call is the one NumPy makes for a 2-D product of C-contiguous operands
 (row-major ``gemm``, no transposes, ``alpha = 1``, ``beta = 0``, the same leading
 dimensions), so the product has NumPy's bits. Where the operands are not both
-C-contiguous at run time, or the loops are not usable yet, the runner takes the unfused
-path instead: the group's sub-graph compiled as plain code.
+C-contiguous at run time the group's sub-graph runs instead, compiled as plain code
+(the generated graph code tests the flags and calls the kernel itself: ``Inline``).
 
 Which groups form (``epilogues``, a graph pass): a MatMul whose one reader is an
 elementwise run of its shape (at O1 a fused group, or one op with a Numba form),
@@ -22,7 +22,10 @@ epilogues run on two threads as groups of their own, and the saved call is nothi
 next to the product). At ``jit_level="O0"`` the pass runs only where the result keeps
 the unfused graph's bits: a plain product followed by a float32 ``tanh``, ``exp``,
 ``sigmoid`` or ``erf`` at a size where O0 itself calls the vectorised loop of
-spore/_prims/vecmath.py (same approximation, same bits). The dump shows the merged
+spore/_prims/vecmath.py (same approximation, same bits), and runs the kernel only
+while that loop is usable (``vecmath.usable()``, read once per call: while the loops
+compile in the background, or with Numba switched off, the unfused ops run, as in
+PyNative). The dump shows the merged
 node as a ``FusedElementwise`` whose sub-graph starts with the ``MatMul``.
 """
 from __future__ import annotations
@@ -31,7 +34,6 @@ import ctypes
 
 import numpy as np
 
-from .. import _native
 from . import kernelgen
 from .ir import Graph, Node, Value
 
@@ -177,10 +179,9 @@ def _vectorised_unary(u, v):
         return False
     from .._prims import vecmath
     loop = getattr(vecmath, _UNARY[u.prim.name])
-    # the loops usable now (compiled: NOTE: [Background compilation]) stay so while
-    # Numba is on, which the runner checks
-    return u.prim.specializer is not None and v.aval.size >= vecmath.MIN_SIZE[loop] \
-        and vecmath.usable()
+    # the merged kernel runs only where the loop would (``vecmath.usable()``: Numba on
+    # and the loops compiled, NOTE: [Background compilation]); the code checks it
+    return u.prim.specializer is not None and v.aval.size >= vecmath.MIN_SIZE[loop]
 
 
 def _merged_node(m, inner, exact, Group, fused_p):
@@ -271,10 +272,12 @@ def compile_group(group):
             unfused.append(generate(graph, reuse_buffers=False).fn)
         return tuple(np.ascontiguousarray(o) for o in unfused[0](*arrays))
     glob_ = {"_empty": np.empty, "_kernel": kernel, "_unfused": _unfused,
-             "_contiguous": np.ascontiguousarray, "_native": _native}
+             "_contiguous": np.ascontiguousarray}
     check = "a.flags.c_contiguous and b.flags.c_contiguous"
-    if group.exact:       # O0's unfused loop runs only while the loops are on
-        check += " and _native._enabled"
+    if group.exact:       # O0's unfused kernel runs the loop only while it is usable
+        from .._prims.vecmath import usable
+        glob_["_usable"] = usable
+        check += " and _usable()"
     args = ["a", "b"] + [f"x{i}" for i in range(len(rest))]
     body = [f"def run({', '.join(args)}):",
             f"    if not ({check}):",

@@ -119,13 +119,18 @@ def test_a_non_contiguous_operand_takes_the_unfused_path():
     np.testing.assert_array_equal(f(x, view).asnumpy(), rigid(x, view).asnumpy())
 
 
-def test_numba_switched_off_after_compiling_keeps_pynative_bits():
+def test_loops_not_usable_after_compiling_keep_pynative_bits(monkeypatch):
     x, y = data((32, 32), (32, 32), seed=12, scale=0.3)
     f = ms.jit(rigid, jit_level="O0")
     f(x, y)
     assert merged(f)
     with _native.disabled():                # O0 and PyNative take NumPy's tanh now
         np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y).asnumpy())
+    # the loops still compiling in the background: the same (NOTE: [GEMM epilogues])
+    monkeypatch.setattr(_native, "ready", lambda dtype: False)
+    np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y).asnumpy())
+    monkeypatch.undo()
+    with _native.disabled():
         g = ms.jit(lambda x, y: rigid(x, y), jit_level="O0")
         np.testing.assert_array_equal(g(x, y).asnumpy(), rigid(x, y).asnumpy())
         assert merged(g) == []              # compiled without the loops: nothing merged
