@@ -1,6 +1,6 @@
-"""NumPy's OpenBLAS threads restarted with a short spin at import (NOTE: [BLAS spin] in
-spore/_core/threads.py): they stop using a core soon after a product, the user's own
-setting wins, and results do not change."""
+"""NumPy's OpenBLAS threads restarted with a short spin at import where SPORE_BLAS_SPIN
+asks (NOTE: [BLAS spin] in spore/_core/threads.py): they stop using a core soon after a
+product, the user's own setting wins, and results do not change."""
 import os
 import subprocess
 import sys
@@ -46,8 +46,8 @@ def _probe(**env):
 
 @needs_openblas
 def test_threads_sleep_soon_after_a_product_and_results_do_not_change():
-    spin, idle_cpu, same, leaked = _probe()
-    assert spin == threads.BLAS_SPIN
+    spin, idle_cpu, same, leaked = _probe(SPORE_BLAS_SPIN="18")
+    assert spin == 18
     # a worker spinning through the 50 ms sleep would add up to 50 ms of CPU time
     assert idle_cpu < 0.01
     assert same and not leaked
@@ -55,8 +55,9 @@ def test_threads_sleep_soon_after_a_product_and_results_do_not_change():
 
 @needs_openblas
 @pytest.mark.parametrize("env,expected", [
+    ({}, None),                                             # off by default
     ({"SPORE_BLAS_SPIN": "0"}, None),                       # OpenBLAS's own spin
-    ({"OPENBLAS_THREAD_TIMEOUT": "26"}, None),              # the user's setting wins
+    ({"OPENBLAS_THREAD_TIMEOUT": "26", "SPORE_BLAS_SPIN": "12"}, None),   # the user's wins
     ({"SPORE_BLAS_SPIN": "12"}, 12),
     ({"SPORE_BLAS_SPIN": "99"}, 30),                        # clipped to OpenBLAS's range
 ])
@@ -67,15 +68,17 @@ def test_settings(env, expected):
 
 
 @needs_openblas
-def test_settling_again_keeps_products_working():
+def test_settling_again_keeps_products_working(monkeypatch):
     a = np.random.default_rng(1).random((300, 300), dtype=np.float32)
     want = a @ a
-    assert threads.settle_blas_threads() in (threads.BLAS_SPIN, None)
+    monkeypatch.setenv("SPORE_BLAS_SPIN", "18")
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    assert threads.settle_blas_threads() == 18
     np.testing.assert_array_equal(a @ a, want)
 
 
 @needs_openblas
-def test_more_blas_threads_after_settling():
+def test_more_blas_threads_after_settling(monkeypatch):
     """The threads run again after settling, so adding threads later (MPI ranks and
     users call openblas_set_num_threads) grows a running pool."""
     import ctypes
@@ -90,6 +93,7 @@ def test_more_blas_threads_after_settling():
     a = np.random.default_rng(2).random((700, 700), dtype=np.float32)
     want = a.astype(np.float64) @ a.astype(np.float64)
     before = getn()
+    monkeypatch.setenv("SPORE_BLAS_SPIN", "18")
     threads.settle_blas_threads()
     try:
         setn(before + 2)

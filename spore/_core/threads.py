@@ -364,32 +364,31 @@ def reduction(kernel, x, axis, keepdims):
 # NOTE: [BLAS spin]
 # OpenBLAS's worker threads busy-wait after every parallel BLAS call for 2^28 CPU cycles
 # (about 0.1 s) before they sleep, so during a training step one worker spins on a core
-# all the time: Spore's pool threads (softmax rows, chunked elementwise kernels,
-# compiled loops) then share that core with it, and a step's single-threaded NumPy
-# passes give it the core for nothing. At import, Spore restarts NumPy's OpenBLAS
-# threads with a spin of 2^BLAS_SPIN cycles (``openblas_read_env`` reads the setting,
-# ``blas_thread_shutdown_`` stops the threads, ``blas_thread_init`` starts them with
-# it): they keep spinning across back-to-back products (a layer's two gradient
-# GEMMs) and sleep during the longer stretches between. Measured on the loaded 2-vCPU
-# EPYC (BENCHMARKS.md "helper w5mm"). ``OPENBLAS_THREAD_TIMEOUT`` set by the user wins
-# (nothing is changed then); ``SPORE_BLAS_SPIN=n`` picks 2^n cycles (4-30), and
-# ``SPORE_BLAS_SPIN=0`` keeps OpenBLAS's own. Where NumPy's BLAS is not an OpenBLAS
-# with these functions, nothing happens. Results never change: only when the threads
-# sleep does.
-BLAS_SPIN = 18
+# all the time, which Spore's pool threads (softmax rows, chunked elementwise kernels,
+# compiled loops) then share. ``SPORE_BLAS_SPIN=n`` (4-30) makes ``import spore``
+# restart NumPy's OpenBLAS threads with a spin of 2^n cycles (``openblas_read_env``
+# reads the setting, ``blas_thread_shutdown_`` stops the threads, ``blas_thread_init``
+# starts them with it). It is off by default: on a loaded 2-vCPU EPYC 2^18 made W5 and
+# W3 steps 0.5-0.8x as long (BENCHMARKS.md "helper w5mm"), but on the quiet machine,
+# separate processes alternating, the woken threads' latency made most steps slower
+# (W3 PyNative 3.44/2.86/3.69 ms against 3.39/2.30/2.81 with OpenBLAS's own spin, W5
+# 87.7/58.8/73.8 against 77.5/62.6/68.3, W1b 192/227/375 against 191/223/201).
+# ``OPENBLAS_THREAD_TIMEOUT`` set by the user wins (nothing is changed then); where
+# NumPy's BLAS is not an OpenBLAS with these functions, nothing happens. Results never
+# change: only when the threads sleep does.
 _blas_spin = None           # the 2^n spin set by settle_blas_threads, None: not set
 
 
 def settle_blas_threads():
-    """Restart NumPy's OpenBLAS worker threads with a short spin (NOTE: [BLAS spin]);
-    returns the exponent set, or None where nothing was changed."""
+    """Restart NumPy's OpenBLAS worker threads with the spin ``SPORE_BLAS_SPIN`` asks for
+    (NOTE: [BLAS spin]); returns the exponent set, or None where nothing was changed."""
     global _blas_spin
     if os.environ.get("OPENBLAS_THREAD_TIMEOUT") or os.environ.get("GOTO_THREAD_TIMEOUT"):
         return None
     spin = _env_int("SPORE_BLAS_SPIN")
-    if os.environ.get("SPORE_BLAS_SPIN", "").strip() == "0":
+    if not spin:                                     # off unless asked for
         return None
-    spin = min(max(spin or BLAS_SPIN, 4), 30)
+    spin = min(max(spin, 4), 30)
     lib = _openblas()
     read_env = getattr(lib, "openblas_read_env", None)
     shutdown = getattr(lib, "blas_thread_shutdown_", None)
