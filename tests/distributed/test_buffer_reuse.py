@@ -11,7 +11,7 @@ from spore._prims import comm as C
 from spore.communication import _backend
 from spore.communication import management as M
 
-BIG = (1 << 16) // 4            # float32 elements of the smallest pooled size
+BIG = _backend.MIN_POOLED_BYTES // 4    # float32 elements of the smallest pooled size
 
 
 def addr(a):
