@@ -202,7 +202,7 @@ def _merged_node(m, inner, exact, Group, fused_p):
 def compile_group(group):
     """The runner of a merged group (NOTE: [GEMM epilogues]), or None where its kernel
     does not compile (the caller then runs the sub-graph unfused)."""
-    from .codegen import generate, register_source
+    from .codegen import generate
     inner, m = group.epilogue, group.gemm
     source = kernelgen.kernel_source(inner)
     if source is None:
@@ -290,10 +290,7 @@ def compile_group(group):
         body.append(f"    o{j} = _empty(s{j}, d{j})")
     body.append(f"    _kernel({', '.join(args + outs)})")
     body.append(f"    return ({', '.join(outs)},)")
-    text = "\n".join(body) + "\n"
-    ns = {}
-    exec(compile(text, register_source(text, f"gemm_run_{group.id}"), "exec"), glob_, ns)
-    run = ns["run"]
+    run = kernelgen.define_run(body, glob_, f"gemm_run_{group.id}")
     run.source = full
     # what the code generator needs to call the kernel itself (NOTE: [GEMM epilogues])
     run.inline = Inline(kernel, [(tuple(o.aval.shape), np.dtype(o.aval.dtype))

@@ -565,7 +565,6 @@ def _runner(group, kernel, executor, source):
     transposed or strided view, a stride-0 broadcast) is copied first. The test is a
     flag read; calling the kernel and catching Numba's TypeError instead cost ~0.7 ms
     per call (W3's broadcast mean gradient made O1 slower than O0)."""
-    from .codegen import register_source
     from .fusion import _threads
     g = group.graph
     n_total = int(np.prod(group.shape))
@@ -623,9 +622,16 @@ def _runner(group, kernel, executor, source):
     else:
         lines += [f"    _kernel(0, _n, {', '.join(first)})"]
     lines.append(f"    return ({', '.join(outs)},)")
-    text = "\n".join(lines) + "\n"
-    ns = {}
-    exec(compile(text, register_source(text, f"fused_run_{group.id}"), "exec"), glob, ns)
-    run = ns["run"]
+    run = define_run(lines, glob, f"fused_run_{group.id}")
     run.source = source
     return run
+
+
+def define_run(lines, glob, tag):
+    """The function ``run`` that the source ``lines`` define over the globals ``glob``
+    (registered as ``tag`` for tracebacks and pdb)."""
+    from .codegen import register_source
+    text = "\n".join(lines) + "\n"
+    ns = {}
+    exec(compile(text, register_source(text, tag), "exec"), glob, ns)
+    return ns["run"]
