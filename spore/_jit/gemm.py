@@ -23,9 +23,10 @@ next to the product). At ``jit_level="O0"`` the pass runs only where the result 
 the unfused graph's bits: a plain product followed by a float32 ``tanh``, ``exp``,
 ``sigmoid`` or ``erf`` at a size where O0 itself calls the vectorised loop of
 spore/_prims/vecmath.py (same approximation, same bits), and runs the kernel only
-while that loop is usable (``vecmath.usable()``, read once per call: while the loops
-compile in the background, or with Numba switched off, the unfused ops run, as in
-PyNative). The dump shows the merged
+while that loop is usable (``vecmath.usable()``, read once per call: with Numba
+switched off, the unfused ops run, as in PyNative); it merges only where the loops are
+usable at compile time, so a cold machine's first step (NOTE: [Background
+compilation]) does not wait for this kernel's compilation. The dump shows the merged
 node as a ``FusedElementwise`` whose sub-graph starts with the ``MatMul``.
 """
 from __future__ import annotations
@@ -180,8 +181,11 @@ def _vectorised_unary(u, v):
     from .._prims import vecmath
     loop = getattr(vecmath, _UNARY[u.prim.name])
     # the merged kernel runs only where the loop would (``vecmath.usable()``: Numba on
-    # and the loops compiled, NOTE: [Background compilation]); the code checks it
-    return u.prim.specializer is not None and v.aval.size >= vecmath.MIN_SIZE[loop]
+    # and the loops compiled, NOTE: [Background compilation]), which the code checks
+    # per call; merged only where they are usable now, so that a cold machine's first
+    # compile does not wait for this kernel's compilation either
+    return u.prim.specializer is not None and v.aval.size >= vecmath.MIN_SIZE[loop] \
+        and vecmath.usable()
 
 
 def _merged_node(m, inner, exact, Group, fused_p):

@@ -217,3 +217,15 @@ def test_constants_and_operand_flags_do_not_collide():
     f = ms.jit(lambda x: ops.tanh(ops.matmul(x, Tensor(w))) + Tensor(w), jit_level="O1")
     np.testing.assert_allclose(f(x).asnumpy(), np.tanh(x.asnumpy() @ w) + w, rtol=1e-6)
     assert merged(f)
+
+
+def test_o0_does_not_merge_while_the_loops_compile_in_the_background(monkeypatch):
+    monkeypatch.setattr(_native, "ready", lambda dtype: False)
+    x, y = data((32, 32), (32, 32), seed=18, scale=0.3)
+    f = ms.jit(rigid, jit_level="O0")
+    np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y).asnumpy())
+    assert merged(f) == []
+    g = ms.jit(rigid, jit_level="O1")               # O1 compiles its kernels anyway
+    np.testing.assert_allclose(g(x, y).asnumpy(), rigid(x, y).asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    assert len(merged(g)) == 3
