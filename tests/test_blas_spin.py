@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from spore._core import threads
+from spore._core.backend import _numpy_blas
+from tests.helpers.blas import blas_threads
 from tests.conftest import ROOT
 
 needs_openblas = pytest.mark.skipif(
-    getattr(threads._openblas(), "blas_thread_shutdown_", None) is None,
+    getattr(_numpy_blas(), "blas_thread_shutdown_", None) is None,
     reason="NumPy's BLAS is not an OpenBLAS with blas_thread_shutdown_")
 
 PROBE = """
@@ -81,15 +83,10 @@ def test_settling_again_keeps_products_working(monkeypatch):
 def test_more_blas_threads_after_settling(monkeypatch):
     """The threads run again after settling, so adding threads later (MPI ranks and
     users call openblas_set_num_threads) grows a running pool."""
-    import ctypes
-    lib = threads._openblas()
-    setn = getattr(lib, "scipy_openblas_set_num_threads64_", None) or \
-        getattr(lib, "openblas_set_num_threads", None)
-    getn = getattr(lib, "scipy_openblas_get_num_threads64_", None) or \
-        getattr(lib, "openblas_get_num_threads", None)
-    if setn is None or getn is None:
+    control = blas_threads()
+    if control is None:
         pytest.skip("no openblas_set_num_threads")
-    setn.argtypes, getn.restype = (ctypes.c_int,), ctypes.c_int
+    setn, getn = control
     a = np.random.default_rng(2).random((700, 700), dtype=np.float32)
     want = a.astype(np.float64) @ a.astype(np.float64)
     before = getn()

@@ -138,6 +138,37 @@ def _numpy_blas_library():
     return mine[0] if mine else None
 
 
+_UNLOADED = object()
+_numpy_blas_lib = _UNLOADED
+
+
+def _numpy_blas():
+    """NumPy's OpenBLAS (``_numpy_blas_library``) as a ctypes library, loaded once; None
+    where it cannot be found or loaded. The BLAS vector routines, the batched GEMM
+    (spore/_prims/linalg.py), the GEMM epilogues (spore/_jit/gemm.py) and the BLAS spin
+    (spore/_core/threads.py) all bind it."""
+    global _numpy_blas_lib
+    if _numpy_blas_lib is _UNLOADED:
+        path = _numpy_blas_library()
+        try:
+            _numpy_blas_lib = ctypes.CDLL(path) if path is not None else None
+        except OSError:
+            _numpy_blas_lib = None
+    return _numpy_blas_lib
+
+
+def _blas_config(lib):
+    """OpenBLAS's build configuration string (b"" where the library has none): an
+    unsuffixed name takes 64-bit integers in a USE64BITINT build."""
+    for name in ("scipy_openblas_get_config64_", "openblas_get_config64_",
+                 "openblas_get_config"):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = ctypes.c_char_p
+            return fn() or b""
+    return b""
+
+
 def _bind(lib, kind, real):
     for pattern, index in _BLAS_NAMES:
         try:
@@ -155,13 +186,7 @@ def _bind(lib, kind, real):
 
 
 def _load_vector_routines():
-    path = _numpy_blas_library() if os.environ.get("SPORE_BLAS_VECTOR", "1") != "0" else None
-    lib = None
-    if path is not None:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            lib = None
+    lib = _numpy_blas() if os.environ.get("SPORE_BLAS_VECTOR", "1") != "0" else None
     for dtype, kind, real in ((np.float32, "s", ctypes.c_float),
                               (np.float64, "d", ctypes.c_double)):
         _vector_routines[np.dtype(dtype)] = _bind(lib, kind, real) if lib is not None else None

@@ -389,7 +389,8 @@ def settle_blas_threads():
     if not spin:                                     # off unless asked for
         return None
     spin = min(max(spin, 4), 30)
-    lib = _openblas()
+    from .backend import _numpy_blas
+    lib = _numpy_blas()
     read_env = getattr(lib, "openblas_read_env", None)
     shutdown = getattr(lib, "blas_thread_shutdown_", None)
     start = getattr(lib, "blas_thread_init", None)
@@ -406,17 +407,6 @@ def settle_blas_threads():
     start()
     _blas_spin = spin
     return spin
-
-
-def _openblas():
-    """NumPy's OpenBLAS as a ctypes library, or None."""
-    import ctypes
-    from .backend import _numpy_blas_library
-    path = _numpy_blas_library()
-    try:
-        return ctypes.CDLL(path) if path is not None else None
-    except OSError:
-        return None
 
 
 settle_blas_threads()

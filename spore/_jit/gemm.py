@@ -35,11 +35,12 @@ import ctypes
 
 import numpy as np
 
+from .._prims.linalg import _NO_TRANS, _ROW_MAJOR, _TRANS
 from . import kernelgen
+from .fusion import Group, _eligible, fused_p
 from .ir import Graph, Node, Value
 
 MAX_ELEMENTS = kernelgen.PARALLEL_MIN   # product sizes merged with their epilogue
-_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _UNARY = {"Tanh": "tanh_loop", "Exp": "exp_loop", "Sigmoid": "sigmoid_loop",
           "Erf": "erf_loop"}
 
@@ -49,13 +50,8 @@ _blas = None                 # (sgemm, dgemm addresses, int bits), or False: non
 def _numpy_blas():
     """(sgemm address, dgemm address, int bits) of the OpenBLAS NumPy loaded (the
     library and symbol names of NOTE: [BLAS vector routines]), else None."""
-    from .._core.backend import _BLAS_NAMES, _numpy_blas_library
-    from .._prims.linalg import _config
-    path = _numpy_blas_library()
-    try:
-        lib = ctypes.CDLL(path) if path is not None else None
-    except OSError:
-        lib = None
+    from .._core.backend import _BLAS_NAMES, _blas_config, _numpy_blas
+    lib = _numpy_blas()
     if lib is None:
         return None
     for pattern, index in _BLAS_NAMES:
@@ -63,7 +59,7 @@ def _numpy_blas():
             s, d = (getattr(lib, pattern.format(t, "gemm")) for t in "sd")
         except AttributeError:
             continue
-        wide = index is ctypes.c_int64 or b"USE64BITINT" in _config(lib)
+        wide = index is ctypes.c_int64 or b"USE64BITINT" in _blas_config(lib)
         return (ctypes.cast(s, ctypes.c_void_p).value,
                 ctypes.cast(d, ctypes.c_void_p).value, 64 if wide else 32)
     return None
@@ -93,7 +89,6 @@ def epilogues(graph, exact):
     [GEMM epilogues]); ``exact``: only where the unfused graph's bits are kept (O0)."""
     if not available():
         return graph, False
-    from .fusion import Group, fused_p
     nodes = graph.nodes
     users = {}
     for k, n in enumerate(nodes):
@@ -111,10 +106,10 @@ def epilogues(graph, exact):
         j = readers[0]
         if any(n.written or n.prim.effect is not None for n in nodes[k + 1:j]):
             continue                 # the product may not move past a state write
-        inner = _epilogue(nodes[j], v, exact, Group, fused_p)
+        inner = _epilogue(nodes[j], v, exact)
         if inner is None:
             continue
-        merged[j] = _merged_node(m, inner, exact, Group, fused_p)
+        merged[j] = _merged_node(m, inner, exact)
         dropped.add(k)
     if not merged:
         return graph, False
@@ -144,12 +139,12 @@ def _product(node, exact):
     return m >= 2 and n >= 2 and k >= 1 and m * n < MAX_ELEMENTS
 
 
-def _epilogue(u, v, exact, Group, fused_p):
+def _epilogue(u, v, exact):
     """The elementwise Group of node ``u`` over the product ``v``, else None."""
     shape = tuple(v.aval.shape)
     if u.prim is fused_p:
         g = u.attrs["group"]
-        if exact or g.reductions or getattr(g, "gemm", None) is not None \
+        if exact or g.reductions or g.gemm is not None \
                 or tuple(g.shape) != shape or v not in g.inputs \
                 or kernelgen.kernel_source(g) is None:
             return None
@@ -159,10 +154,8 @@ def _epilogue(u, v, exact, Group, fused_p):
     if exact:
         if not _vectorised_unary(u, v):
             return None
-    else:
-        from .fusion import _eligible
-        if _eligible(u, numba=True) != shape or not kernelgen.supports(u):
-            return None
+    elif _eligible(u, numba=True) != shape or not kernelgen.supports(u):
+        return None
     sub = Graph(f"fused_{u.prim.name}")
     seen = []
     for x in u.inputs:
@@ -188,7 +181,7 @@ def _vectorised_unary(u, v):
         and vecmath.usable()
 
 
-def _merged_node(m, inner, exact, Group, fused_p):
+def _merged_node(m, inner, exact):
     a, b = m.inputs
     v = m.outputs[0]
     ins = [a, b] + [x for x in inner.inputs if x is not v and x is not a and x is not b]
@@ -298,7 +291,7 @@ def compile_group(group):
     run.source = full
     # what the code generator needs to call the kernel itself (NOTE: [GEMM epilogues])
     run.inline = Inline(_entry_point(kernel), [(tuple(o.aval.shape), np.dtype(o.aval.dtype))
-                                               for o in inner.outputs], group.exact, len(rest))
+                                               for o in inner.outputs], group.exact)
     _runners[key] = run
     return run
 
@@ -319,8 +312,9 @@ def _entry_point(kernel):
 
 class Inline:
     """A merged group's kernel as the generated graph code calls it directly: on
-    C-contiguous operands (and, ``exact``, while Numba is on) ``kernel(a, b, *rest,
-    *outs)`` into fresh outputs of ``outs`` (shape, dtype) pairs; else the runner."""
+    C-contiguous operands (and, ``exact``, while the vectorised loops are usable)
+    ``kernel(a, b, *rest, *outs)`` into fresh outputs of ``outs`` (shape, dtype) pairs;
+    else the runner."""
 
-    def __init__(self, kernel, outs, exact, n_rest):
-        self.kernel, self.outs, self.exact, self.n_rest = kernel, outs, exact, n_rest
+    def __init__(self, kernel, outs, exact):
+        self.kernel, self.outs, self.exact = kernel, outs, exact

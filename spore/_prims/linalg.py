@@ -209,17 +209,13 @@ def _batch_routine(dtype):
 
 
 def _bind_batch_routines():
-    from .._core.backend import _numpy_blas_library
+    from .._core.backend import _blas_config, _numpy_blas
     _batch_routines[None] = None
-    path = _numpy_blas_library() if os.environ.get("SPORE_BLAS_BATCH", "1") != "0" else None
-    try:
-        lib = ctypes.CDLL(path) if path is not None else None
-    except OSError:
-        lib = None
+    lib = _numpy_blas() if os.environ.get("SPORE_BLAS_BATCH", "1") != "0" else None
     if lib is None:
         return
     ptr = ctypes.c_void_p
-    plain = np.int64 if b"USE64BITINT" in _config(lib) else np.intc
+    plain = np.int64 if b"USE64BITINT" in _blas_config(lib) else np.intc
     for dtype, kind, real in ((np.float32, "s", np.float32), (np.float64, "d", np.float64)):
         for name, index in ((f"scipy_cblas_{kind}gemm_batch64_", np.int64),
                             (f"cblas_{kind}gemm_batch64_", np.int64),
@@ -231,18 +227,6 @@ def _bind_batch_routines():
                 fn.restype = None
                 _batch_routines[np.dtype(dtype)] = (fn, index, real)
                 break
-
-
-def _config(lib):
-    """OpenBLAS's build configuration string (b"" where the library has none): an
-    unsuffixed name takes 64-bit integers in a USE64BITINT build."""
-    for name in ("scipy_openblas_get_config64_", "openblas_get_config64_",
-                 "openblas_get_config"):
-        fn = getattr(lib, name, None)
-        if fn is not None:
-            fn.restype = ctypes.c_char_p
-            return fn() or b""
-    return b""
 
 
 def _matmul_prepare(args):

@@ -1,7 +1,6 @@
 """Batched matrix products through OpenBLAS's strided batch routine (NOTE: [Batched GEMM]
 in spore/_prims/linalg.py): each item gives the bits of NumPy's product on one BLAS
 thread, whatever the thread count; layouts, broadcasting and small products."""
-import ctypes
 import os
 import subprocess
 import sys
@@ -11,34 +10,17 @@ import pytest
 
 import spore as ms
 from spore import ops
-from spore._core.backend import _numpy_blas_library
 from spore._prims import linalg as L
+from tests.helpers.blas import blas_threads
 
 T = ms.Tensor
 needs_routine = pytest.mark.skipif(L._batch_routine(np.dtype(np.float32)) is None,
                                    reason="NumPy's BLAS has no strided batch GEMM")
 
 
-def _blas_threads():
-    """(set, get) of the number of threads of NumPy's OpenBLAS, or None."""
-    path = _numpy_blas_library()
-    if path is None:
-        return None
-    lib = ctypes.CDLL(path)
-    for suffix in ("64_", ""):
-        setn = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None) or \
-            getattr(lib, f"openblas_set_num_threads{suffix}", None)
-        getn = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None) or \
-            getattr(lib, f"openblas_get_num_threads{suffix}", None)
-        if setn is not None and getn is not None:
-            setn.argtypes, getn.restype = (ctypes.c_int,), ctypes.c_int
-            return setn, getn
-    return None
-
-
 def _one_thread(fn):
     """``fn()`` with NumPy's BLAS on one thread (the threads restored after)."""
-    control = _blas_threads()
+    control = blas_threads()
     if control is None:
         pytest.skip("cannot set the BLAS thread count")
     setn, getn = control
