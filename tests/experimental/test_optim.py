@@ -199,9 +199,14 @@ def test_lr_forms_and_repr():
 def test_training_loop_with_value_and_grad_and_a_scheduler():
     """The documented usage: grads of optimizer.parameters, optimizer(grads), scheduler.step()."""
     rng = np.random.default_rng(0)
-    net = nn.Dense(4, 1)
-    x = Tensor(rng.standard_normal((16, 4)).astype(np.float32))
-    y = Tensor(rng.standard_normal((16, 1)).astype(np.float32))
+    # Initial weights and targets come from this test's own generator, not the global seed,
+    # so the loss curve does not depend on which tests ran before this one.
+    net = nn.Dense(4, 1, weight_init=Tensor(rng.standard_normal((1, 4)).astype(np.float32)),
+                   bias_init="zeros")
+    x_np = rng.standard_normal((16, 4)).astype(np.float32)
+    true_w = rng.standard_normal((4, 1)).astype(np.float32)
+    x = Tensor(x_np)
+    y = Tensor(x_np @ true_w + 0.1 * rng.standard_normal((16, 1)).astype(np.float32))
     loss_fn = nn.MSELoss()
     opt = optim.AdamW(net.trainable_params(), lr=0.05)
     scheduler = lr_scheduler.ExponentialLR(opt, gamma=0.9)
