@@ -4,6 +4,7 @@ usage: python benchmarks/report.py RESULTS_DIR
 """
 import json
 import pathlib
+import statistics
 import sys
 
 TITLES = {
@@ -44,6 +45,42 @@ def load(path):
     return recs
 
 
+def merge_passes(recs):
+    """One record per (workload, system, mode): with ``run.py --passes N`` each is measured
+    N times; its median is the median of the passes' medians, min and max the extremes,
+    and ``by_pass`` keeps each pass's median so ratios can pair measurements taken in
+    the same pass (next to each other in time)."""
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["workload"], r["framework"], r["mode"]), []).append(r)
+    merged = []
+    for rs in groups.values():
+        ok = [r for r in rs if "error" not in r]
+        if len(rs) == 1 or not ok:
+            merged.append(rs[0])
+            continue
+        rec = dict(ok[0])
+        for key, pick in (("median_ms", statistics.median), ("min_ms", min), ("max_ms", max),
+                          ("first_call_ms", statistics.median), ("other_load", max)):
+            vals = [r[key] for r in ok if r.get(key) is not None]
+            if vals:
+                rec[key] = round(pick(vals), 4)
+        rec["passes"] = len(ok)
+        rec["by_pass"] = {r.get("pass", i): r["median_ms"] for i, r in enumerate(ok)}
+        merged.append(rec)
+    return merged
+
+
+def pass_ratios(a, b):
+    """a's time ÷ b's, pass by pass where both were measured in the same passes (else the
+    ratio of their medians): a list of one or more ratios."""
+    pa, pb = a.get("by_pass"), b.get("by_pass")
+    common = sorted(set(pa) & set(pb)) if pa and pb else []
+    if common:
+        return [pa[p] / pb[p] for p in common]
+    return [a["median_ms"] / b["median_ms"]]
+
+
 def _fmt(v):
     if v is None:
         return "-"
@@ -66,7 +103,7 @@ def tables(recs):
             if "error" in r:
                 lines.append(f"| {r['framework']} | {r['mode']} | {r['error']} |||||||")
                 continue
-            ratio = _ratio(spore["median_ms"], r["median_ms"]) if spore else "-"
+            ratio = _pair(spore, r) if spore else "-"
             med = _fmt(r["median_ms"])
             if wl == "W0" and "us_per_op" in r:
                 med += f" ({r['us_per_op']} µs/op)"
@@ -81,9 +118,50 @@ def tables(recs):
     return lines
 
 
-def _ratio(a, b):
-    x = a / b
+def _fmt_ratio(x):
     return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
+
+
+def _pair(a, b):
+    """The median same-pass ratio of a to b, with its range when there were passes."""
+    rs = pass_ratios(a, b)
+    text = _fmt_ratio(statistics.median(rs))
+    if len(rs) > 1:
+        text += f" ({_fmt_ratio(min(rs))}–{_fmt_ratio(max(rs))})"
+    return text
+
+
+# The ratios the issues set targets on: (label, (framework, mode), (framework, mode)).
+TARGET_RATIOS = [
+    ("PyNative ÷ PyTorch eager", ("spore", "pynative"), ("torch", "eager")),
+    ("O0 ÷ PyNative", ("spore", "jit"), ("spore", "pynative")),
+    ("O1 ÷ O0", ("spore", "jit_O1"), ("spore", "jit")),
+    ("O0 ÷ jax.jit", ("spore", "jit"), ("jax", "jit")),
+    ("O1 ÷ jax.jit", ("spore", "jit_O1"), ("jax", "jit")),
+    ("O1 ÷ PyTorch eager", ("spore", "jit_O1"), ("torch", "eager")),
+    ("O1 ÷ torch.compile", ("spore", "jit_O1"), ("torch", "compile")),
+]
+
+
+def target_ratios(recs):
+    """Per workload, the ratios above: the median over passes of the ratio within a pass,
+    and its smallest and largest (below 1 = the first system faster)."""
+    by_wl = {}
+    for r in recs:
+        if "error" not in r and "median_ms" in r:
+            by_wl.setdefault(r["workload"], {})[(r["framework"], r["mode"])] = r
+    cols = [(label, a, b) for label, a, b in TARGET_RATIOS
+            if any(a in d and b in d for d in by_wl.values())]
+    if not cols:
+        return []
+    lines = ["### Ratios the issues target (median of same-pass ratios; range over passes)",
+             "", "| workload | " + " | ".join(label for label, _, _ in cols) + " |",
+             "|---|" + "---|" * len(cols)]
+    for wl, d in by_wl.items():
+        cells = [_pair(d[a], d[b]) if a in d and b in d else "-" for _, a, b in cols]
+        if any(c != "-" for c in cells):
+            lines.append(f"| {wl} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def _find(rs, fw, mode):
@@ -107,8 +185,7 @@ def summary(recs):
         cells = []
         for _, fw, mode in SUMMARY_COLUMNS:
             ref = _find(rs, fw, mode)
-            cells.append(_ratio(spore["median_ms"], ref["median_ms"])
-                         if ref and "error" not in ref else "-")
+            cells.append(_pair(spore, ref) if ref and "error" not in ref else "-")
         lines.append(f"| {wl} | {_fmt(spore['median_ms'])} | " + " | ".join(cells) + " |")
     return lines + [""]
 
@@ -193,10 +270,16 @@ def plot(recs, path):
 
 def write_report(out_dir):
     out_dir = pathlib.Path(out_dir)
-    recs = load(out_dir / "results.jsonl")
+    raw = load(out_dir / "results.jsonl")
+    recs = merge_passes(raw)
     notes = (out_dir / "notes.txt").read_text().strip() if (out_dir / "notes.txt").exists() \
         else ""
-    lines = ["# Benchmark results", ""] + summary(recs) + tables(recs) + compile_times(recs) \
+    passes = max((r.get("pass", 0) for r in raw), default=0) + 1
+    lines = ["# Benchmark results", ""]
+    if passes > 1:
+        lines += [f"{passes} passes: each system's figures are the median (and extremes) over "
+                  "the passes; ratios pair the measurements of one pass.", ""]
+    lines += summary(recs) + target_ratios(recs) + tables(recs) + compile_times(recs) \
         + first_steps(recs)
     if notes:
         lines += ["Notes:", ""] + [f"* {n}" for n in notes.splitlines()] + [""]

@@ -3,10 +3,15 @@
 usage: python benchmarks/run.py [--workloads W0,W1a,...] [--torch-python PATH]
            [--jax-python PATH] [--ms-python PATH] [--anchor-dir DIR] [--out DIR]
            [--quick] [--device CPU|GPU] [--systems spore,numpy,torch,jax,mindspore]
-           [--modes pynative,eager,...]
+           [--modes pynative,eager,...] [--passes N]
 
 Every measurement runs in a fresh process, one after another, with threads
-pinned to 2. Spore is measured by ``bench_spore.py``; NumPy, PyTorch, JAX and
+pinned to 2. With ``--passes N`` each workload's systems run N times in turn
+(A, B, C, A, B, C, ...; each pass starts one system later), so every system is
+measured next to the others several times: a machine whose speed drifts over
+minutes (a shared VM) then shows up as spread between passes instead of as a
+false ratio. The report takes each system's median over its passes and each
+ratio as the median of the ratios within a pass. Spore is measured by ``bench_spore.py``; NumPy, PyTorch, JAX and
 MindSpore by the team's anchor scripts (``../shared/anchor_bench``) run with
 the interpreters given (a system without an interpreter or anchor scripts is
 skipped with a note). Results go to ``OUT/results.jsonl``; ``OUT/report.md``
@@ -78,6 +83,8 @@ def parse(argv):
     p.add_argument("--quick", action="store_true", help="few repeats (CI smoke run)")
     p.add_argument("--device", default="CPU", choices=["CPU", "GPU"])
     p.add_argument("--timeout", type=int, default=600)
+    p.add_argument("--passes", type=int, default=1,
+                   help="measure each workload's systems N times in turn (default 1)")
     return p.parse_args(argv)
 
 
@@ -102,6 +109,21 @@ def run_one(cmd, cwd, env, timeout):
     return None, tail[0][:300]
 
 
+def _interleaved(entries, passes):
+    """``(pass, entry)`` pairs: every entry once per pass, each pass rotated by one so no
+    system is always measured first. The cold first-step modes run in the first pass
+    only (their figure is one first call, and filling a cache takes minutes)."""
+    passes = max(1, int(passes))
+    order = []
+    for p in range(passes):
+        k = p % len(entries) if entries else 0
+        for entry in entries[k:] + entries[:k]:
+            if p and entry[1] in ("pynative_cold", "pynative_warm"):
+                continue
+            order.append((p, entry))
+    return order
+
+
 def main(argv=None):
     args = parse(argv)
     args.jax_python = args.jax_python or args.torch_python
@@ -119,10 +141,10 @@ def main(argv=None):
     notes = []
     with open(results, "w") as f:
         for wl in args.workloads.split(","):
-            for system, mode, script, py_opt in PLAN:
-                if system not in systems or not applies(wl, system, mode) \
-                        or (modes is not None and mode not in modes):
-                    continue
+            chosen = [entry for entry in PLAN if entry[0] in systems
+                      and applies(wl, entry[0], entry[1])
+                      and (modes is None or entry[1] in modes)]
+            for pass_no, (system, mode, script, py_opt) in _interleaved(chosen, args.passes):
                 run_env = env
                 if system == "spore":
                     cmd = [sys.executable, str(HERE / "bench_spore.py"), wl, mode]
@@ -146,6 +168,8 @@ def main(argv=None):
                 if rec is None:
                     rec = {"framework": system, "mode": mode, "workload": wl, "error": err}
                 rec.setdefault("framework", system)
+                if args.passes > 1:
+                    rec["pass"] = pass_no
                 print(f"[{time.perf_counter() - t0:6.1f}s] {json.dumps(rec)}", flush=True)
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
