@@ -64,6 +64,7 @@ class Group:
         # spore/_jit/gemm.py): its MatMul node, the group it feeds, whether O0 made it
         self.gemm = self.epilogue = None
         self.exact = False
+        self.chain = None         # (links, operand): NOTE: [GEMM chains] in gemm.py
 
     @property
     def inputs(self):

@@ -195,11 +195,127 @@ def _merged_node(m, inner, exact):
     return node
 
 
+# NOTE: [GEMM chains]
+# W1a's graph is 100 merged groups in a row, each reading the last one's product: a
+# call from the generated code into a kernel costs ~1 us (unboxing its arrays, the
+# fresh output), a third of the step. ``chains`` makes a run of equal merged groups
+# (the same kernel module, shapes and dtypes, each the one reader of the previous one's
+# output, through the same operand, every other operand the same value) one node whose
+# kernel calls the group's kernel in a loop, from inside Numba, between two scratch
+# buffers, and writes the last result into the output. Each link runs the same BLAS
+# call and loop on the same operands as before, so the values keep their bits (O0
+# merges them too). No state write or effect may sit between the links (they move to
+# the last one's place); a chain has at least MIN_CHAIN links.
+MIN_CHAIN = 2
+
+
+def chains(graph):
+    """Make each run of equal merged products one node (NOTE: [GEMM chains])."""
+    nodes = graph.nodes
+    users = {}
+    for k, n in enumerate(nodes):
+        for x in set(x for x in n.inputs if isinstance(x, Value)):
+            users.setdefault(x, []).append(k)
+    keep = set(graph.outputs)
+    sigs = {}
+
+    def signature(k):
+        if k not in sigs:
+            g = nodes[k].attrs["group"] if nodes[k].prim is fused_p else None
+            ok = g is not None and g.gemm is not None and g.chain is None \
+                and len(g.outputs) == 1
+            sigs[k] = _signature(g) if ok else None
+        return sigs[k]
+
+    links = {}                   # k -> (j, p): node j reads node k's product as operand p
+    for k, n in enumerate(nodes):
+        if signature(k) is None:
+            continue
+        v = n.outputs[0]
+        readers = users.get(v, ())
+        if v in keep or len(readers) != 1:
+            continue
+        j = readers[0]
+        if signature(j) != signature(k):
+            continue
+        ins = nodes[j].inputs
+        at = [i for i, x in enumerate(ins) if x is v]
+        if len(at) != 1 or any(x is not y for i, (x, y) in enumerate(zip(n.inputs, ins))
+                               if i != at[0]):
+            continue
+        if any(m.written or m.prim.effect is not None for m in nodes[k + 1:j]):
+            continue
+        links[k] = (j, at[0])
+    runs, inside = {}, set()
+    for k in range(len(nodes)):
+        if k not in links or k in inside:
+            continue
+        run, p = [k], links[k][1]
+        while run[-1] in links and links[run[-1]][1] == p:
+            run.append(links[run[-1]][0])
+        if len(run) >= MIN_CHAIN:
+            runs[run[-1]] = run
+            inside.update(run)
+    if not runs:
+        return graph, False
+    out = []
+    for k, n in enumerate(nodes):
+        if k in runs:
+            out.append(_chain_node([nodes[i] for i in runs[k]], links[runs[k][0]][1]))
+        elif k not in inside:
+            out.append(n)
+    return graph.copy(nodes=out), True
+
+
+def _chain_node(links, position):
+    first, last = links[0].attrs["group"], links[-1].attrs["group"]
+    nodes = [m for link in links for m in link.attrs["group"].graph.nodes]
+    sub = Graph(f"chain{len(links)}_{first.graph.name}", list(first.inputs), nodes,
+                list(last.outputs))
+    group = Group(sub, first.shape)
+    group.gemm, group.epilogue, group.exact = first.gemm, first.epilogue, first.exact
+    group.chain = (len(links), position)
+    node = Node(fused_p, list(links[0].inputs), {"group": group}, tuple(last.outputs),
+                loc=links[0].loc)
+    for o in node.outputs:
+        o.node = node
+    return node
+
+
+def _chain_function(sig, params, length, position):
+    """``chain_kernel``: ``gemm_kernel`` ``length`` times, link i + 1 reading link i's
+    result as operand ``position``, between two scratch buffers (NOTE: [GEMM chains])."""
+    ins, out = params[:-1], params[-1]
+
+    def call(src, dst):
+        args = list(ins)
+        if src is not None:
+            args[position] = src if position < 2 else f"{src}.ravel()"
+        return f"gemm_kernel({', '.join(args + [dst])})"
+    last = "s0" if length % 2 == 0 else "s1"
+    return "\n".join([
+        "",
+        "",
+        f"@njit(T.void({', '.join(sig)}), cache=True, nogil=True,",
+        "      boundscheck=False, error_model='numpy')",
+        f"def chain_kernel({', '.join(params)}):",
+        f"    s0 = np.empty_like({out})",
+        f"    s1 = np.empty_like({out})",
+        f"    {call(None, 's0')}",
+        f"    for i in range({length - 2}):",
+        "        if i % 2 == 0:",
+        f"            {call('s0', 's1')}",
+        "        else:",
+        f"            {call('s1', 's0')}",
+        f"    {call(last, out)}",
+        ""])
+
+
 # --------------------------------------------------------------------------- compile
-def compile_group(group):
-    """The runner of a merged group (NOTE: [GEMM epilogues]), or None where its kernel
-    does not compile (the caller then runs the sub-graph unfused)."""
-    from .codegen import generate
+def _kernel_module(group):
+    """The source of a module whose ``gemm_kernel(a, b, *rest, *outs)`` runs ``group``'s
+    product and epilogue, and that function's Numba signature and parameters; None where
+    the epilogue has no kernel. Equal texts compute equal things (a chain's test)."""
     inner, m = group.epilogue, group.gemm
     source = kernelgen.kernel_source(inner)
     if source is None:
@@ -250,13 +366,38 @@ def compile_group(group):
         f"    kernel(0, t.size, {', '.join(call)})",
         "",
     ]
-    full = "\n".join(lines)
+    return "\n".join(lines), sig, params
+
+
+def _signature(group):
+    """What decides a merged group's runner: its kernel's module, O0 or O1, and the
+    shapes and dtypes of its inputs and outputs (None: no kernel)."""
+    module = _kernel_module(group)
+    if module is None:
+        return None
+    return (module[0], group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
+                                          for x in list(group.inputs) + list(group.outputs)))
+
+
+def compile_group(group):
+    """The runner of a merged group (NOTE: [GEMM epilogues]) or of a chain of them (NOTE:
+    [GEMM chains]), or None where its kernel does not compile (the caller then runs the
+    sub-graph unfused)."""
+    from .codegen import generate
+    module = _kernel_module(group)
+    if module is None:
+        return None
+    full, sig, params = module
+    entry = "gemm_kernel"
+    if group.chain is not None:
+        full += _chain_function(sig, params, *group.chain)
+        entry = "chain_kernel"
     key = (full, group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
                                     for x in list(group.inputs) + list(group.outputs)))
     run = _runners.get(key)
     if run is not None:          # an equal group (W1a: 100 of them) shares one runner
         return run
-    kernel = kernelgen.load(full, "gemm_kernel")
+    kernel = kernelgen.load(full, entry)
     if kernel is None:
         return None
     graph = group.graph
@@ -275,6 +416,8 @@ def compile_group(group):
         from .._prims.vecmath import usable
         glob_["_usable"] = usable
         check += " and _usable()"
+    rest = list(group.inputs[2:])
+    outs = [f"o{j}" for j in range(len(group.outputs))]
     args = ["a", "b"] + [f"x{i}" for i in range(len(rest))]
     body = [f"def run({', '.join(args)}):",
             f"    if not ({check}):",
@@ -282,7 +425,7 @@ def compile_group(group):
     for i in range(len(rest)):
         body.append(f"    x{i} = (x{i} if x{i}.flags.c_contiguous else _contiguous(x{i}))"
                     ".ravel()")
-    for j, o in enumerate(inner.outputs):
+    for j, o in enumerate(group.outputs):
         glob_[f"s{j}"], glob_[f"d{j}"] = tuple(o.aval.shape), np.dtype(o.aval.dtype)
         body.append(f"    o{j} = _empty(s{j}, d{j})")
     body.append(f"    _kernel({', '.join(args + outs)})")
@@ -291,7 +434,7 @@ def compile_group(group):
     run.source = full
     # what the code generator needs to call the kernel itself (NOTE: [GEMM epilogues])
     run.inline = Inline(_entry_point(kernel), [(tuple(o.aval.shape), np.dtype(o.aval.dtype))
-                                               for o in inner.outputs], group.exact)
+                                               for o in group.outputs], group.exact)
     _runners[key] = run
     return run
 

@@ -172,9 +172,15 @@ def gemm_epilogues(graph):
     return epilogues(graph, exact=False)
 
 
+def gemm_chains(graph):
+    from .gemm import chains
+    return chains(graph)
+
+
 PIPELINES["O1"] = PIPELINES["O0"] + (("fuse_elementwise", fuse),
-                                     ("gemm_epilogues", gemm_epilogues))
-PIPELINES["O0"] += (("gemm_epilogues", gemm_epilogues_exact),)
+                                     ("gemm_epilogues", gemm_epilogues),
+                                     ("gemm_chains", gemm_chains))
+PIPELINES["O0"] += (("gemm_epilogues", gemm_epilogues_exact), ("gemm_chains", gemm_chains))
 PIPELINES["O2"] = PIPELINES["O1"]
 
 

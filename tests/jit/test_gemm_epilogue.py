@@ -40,14 +40,14 @@ def rigid(z, y, n=3):
 
 
 @pytest.mark.parametrize("level", ["O0", "O1"])
-def test_w1a_chain_is_one_call_per_step_with_pynative_bits(level):
+def test_w1a_chain_is_one_call_with_pynative_bits(level):
     x, y = data((32, 32), (32, 32), seed=1, scale=0.3)
     f = ms.jit(rigid, jit_level=level)
     np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y).asnumpy())
-    groups = merged(f)
-    assert [[n.prim.name for n in g.graph.nodes] for g in groups] == [["MatMul", "Tanh"]] * 3
-    assert ms.jit_report(f).kernel_count == 3
-    assert all(g.exact == (level == "O0") for g in groups)
+    (group,) = merged(f)             # three products, each with its tanh: one chain
+    assert [n.prim.name for n in group.graph.nodes] == ["MatMul", "Tanh"] * 3
+    assert group.chain == (3, 0) and group.exact == (level == "O0")
+    assert ms.jit_report(f).kernel_count == 1
     np.testing.assert_array_equal(f(y, x).asnumpy(), rigid(y, x).asnumpy())   # new inputs
 
 
@@ -228,4 +228,92 @@ def test_o0_does_not_merge_while_the_loops_compile_in_the_background(monkeypatch
     g = ms.jit(rigid, jit_level="O1")               # O1 compiles its kernels anyway
     np.testing.assert_allclose(g(x, y).asnumpy(), rigid(x, y).asnumpy(), rtol=1e-5,
                                atol=1e-6)
-    assert len(merged(g)) == 3
+    assert [g.chain for g in merged(g)] == [(3, 0)]
+
+
+def links(fn):
+    """(chain length or 1, operand) of each merged product of a jitted function."""
+    return [g.chain or (1, None) for g in merged(fn)]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 7])
+def test_chains_of_every_length_keep_pynative_bits(n):
+    x, y = data((32, 32), (32, 32), seed=19, scale=0.3)
+    f = ms.jit(lambda x, y: rigid(x, y, n), jit_level="O0")
+    for a, b in ((x, y), (y, x)):
+        np.testing.assert_array_equal(f(a, b).asnumpy(), rigid(a, b, n).asnumpy())
+    assert links(f) == [(n, 0)]
+
+
+def test_a_chain_through_the_second_operand_or_an_operand_the_epilogue_reads():
+    w, z = data((32, 32), (32, 32), seed=20, scale=0.3)
+
+    def left(w, z):                          # z = tanh(w @ z): the chain feeds operand b
+        for _ in range(4):
+            z = ops.tanh(ops.matmul(w, z))
+        return z
+
+    def residual(w, z):                      # z = relu(z @ w + z): a and the epilogue
+        for _ in range(3):
+            z = ops.relu(ops.matmul(z, w) + z)
+        return z
+    f = ms.jit(left, jit_level="O0")
+    np.testing.assert_array_equal(f(w, z).asnumpy(), left(w, z).asnumpy())
+    assert links(f) == [(4, 1)]
+    g = ms.jit(residual, jit_level="O1")
+    np.testing.assert_allclose(g(w, z).asnumpy(), residual(w, z).asnumpy(), rtol=1e-6,
+                               atol=1e-6)
+    assert links(g) == [(3, 0)]             # z is operand a, which the epilogue reads too
+
+
+def test_a_chain_stops_at_a_value_read_elsewhere_and_at_a_state_write():
+    x, y = data((32, 32), (32, 32), seed=22, scale=0.3)
+
+    def two_outputs(x, y):
+        mid = rigid(x, y, 3)
+        return mid, rigid(mid, y, 2)
+    f = ms.jit(two_outputs, jit_level="O0")
+    for got, want in zip(f(x, y), two_outputs(x, y)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    assert links(f) == [(3, 0), (2, 0)]
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.y = Parameter(Tensor(y.asnumpy()), name="y")
+            self.count = Parameter(Tensor(np.zeros(1, np.float32)), name="count")
+
+        def construct(self, z):
+            z = rigid(z, self.y, 2)
+            ops.assign(self.count, self.count + 1.0)
+            return rigid(z, self.y, 2)
+    eager, graph = Net(), Net()
+    g = ms.jit(graph.construct, jit_level="O0")
+    for _ in range(2):
+        np.testing.assert_array_equal(g(x).asnumpy(), eager(x).asnumpy())
+    np.testing.assert_array_equal(graph.count.asnumpy(), [2.0])
+    assert links(g) == [(2, 0), (2, 0)]
+
+
+def test_different_products_do_not_chain():
+    x, y = data((32, 32), (32, 32), seed=23, scale=0.3)
+
+    def mixed(x, y):
+        z = ops.tanh(ops.matmul(x, y))
+        z = ops.exp(ops.matmul(z, y) * 0.1)    # another epilogue
+        return ops.tanh(ops.matmul(z, y))
+    f = ms.jit(mixed, jit_level="O1")
+    np.testing.assert_allclose(f(x, y).asnumpy(), mixed(x, y).asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    assert links(f) == [(1, None)] * 3
+
+
+def test_a_non_contiguous_operand_of_a_chain_and_loops_switched_off():
+    x, y = data((32, 32), (32, 32), seed=24, scale=0.3)
+    f = ms.jit(lambda x, y: rigid(x, y, 5), jit_level="O0")
+    f(x, y)
+    assert links(f) == [(5, 0)]
+    view = Tensor(np.concatenate([y.asnumpy()] * 2, axis=1))[:, :32]
+    np.testing.assert_array_equal(f(x, view).asnumpy(), rigid(x, view, 5).asnumpy())
+    with _native.disabled():                # NumPy's tanh in PyNative: the unfused chain too
+        np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y, 5).asnumpy())
