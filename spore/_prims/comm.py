@@ -106,17 +106,27 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # own test) a NumPy-backed Tensor of a dtype MPI reduces natively goes straight to the
 # group's reducer (mpi4py's Allreduce) into a new array laid out like the input.
 # A small call keeps a *plan*: the input Tensor and its array, the array's shape, the
-# group table's epoch, the result array and both arrays as mpi4py message specs made
-# once (``Comm.spec``: the buffer and MPI datatype, which spares mpi4py the buffer
-# protocol and the dtype look-up on every call, ~0.25 us). The next call on the same
-# Tensor, still holding the same array of the same shape, with no group made or freed
-# since (``_epoch``, replaced by ``groups_changed()`` whenever the group table changes,
-# so one identity test stands for the group look-up) and whose previous result nobody
-# holds any more (its reference count, as the pool does for large ones: NOTE: [Buffer
-# reuse]) runs the plan: the MPI call and a Tensor around the result, nothing else. The
+# group table's epoch, the result (a Tensor and its array), and both arrays as mpi4py
+# message specs made once (``Comm.spec``: the buffer and MPI datatype, which spares
+# mpi4py the buffer protocol and the dtype look-up on every call, ~0.25 us). The next call
+# on the same Tensor, still holding the same array of the same shape, with no group made
+# or freed since (``_epoch``, replaced by ``groups_changed()`` whenever the group table
+# changes, so one identity test stands for the group look-up) and whose previous result
+# nobody holds any more runs the plan: the MPI call into the old result's memory, and the
+# old result Tensor handed out again. "Nobody holds it": the reference counts of the
+# result Tensor and of its array are the plan's own (every Tensor, view, ``asnumpy()``
+# result or buffer export holds one, as the pool tests: NOTE: [Buffer reuse]), the Tensor
+# still wraps that array, and no weak reference to it exists (the result of a call is a
+# new Tensor as far as anything reachable can tell: a dropped Tensor taken again is not
+# told apart from a fresh one, except that a finalizer on a dropped result runs when its
+# plan is replaced rather than when it is dropped). Handing the Tensor out again spares
+# making one and freeing it (~0.1 us of a ~1.2 us call). The input's shape is tested as
+# its ``ndim`` where the plan's array has at most one dimension (an in-place
+# ``arr.shape = ...`` keeps the size, so a 0-d or 1-d array changes shape only by changing
+# ndim; ~0.06 us less than building the shape tuple), as its whole shape otherwise. The
 # Tensor's identity is tested first, so nothing else needs its type. Any other small
-# call makes a new plan (a new result array unless the old one is free and laid out
-# alike). For anything else (a trace, a tape, float16 / bfloat16, a strided view, a
+# call makes a new plan (a new result unless the old one is free and laid out alike). For
+# anything else (a trace, a tape, float16 / bfloat16, a strided view, a
 # non-Tensor) it calls ``self._checked(x)`` (``all_reduce_p`` with the caller's checks),
 # so capture, gradients and error messages are those of the primitive.
 # ``lean_all_reduce_inplace`` is the same for the in-place ``ops.all_reduce(tensor)``
@@ -147,7 +157,7 @@ def groups_changed():
 _groups = _Tensor = _Parameter = _NATIVE = _POOL_FROM = _POOL = None
 _epoch = object()
 _NOTHING = object()         # no plan's Tensor (not None: ``op(None)`` must fail as checked)
-NO_PLAN = (_NOTHING,) + (None,) * 8
+NO_PLAN = (_NOTHING,) + (None,) * 9
 
 
 def all_reduce_call(self, x):
@@ -155,29 +165,37 @@ def all_reduce_call(self, x):
     dispatch point where it can, else ``self._checked(x)`` (NOTE: [Eager all-reduce]).
     A method of the callers' classes (``ops.AllReduce``, comm_func's), so a call is one
     Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``): (input
-    Tensor, its array, epoch, shape, result, input spec, result spec, reducer, MPI op)."""
+    Tensor, its array, epoch, its ndim or shape, result Tensor, result array, input spec,
+    result spec, reducer, MPI op)."""
     p = self._plan
+    t = p[4]
     if x is p[0] and P._scopes == 0 and x._data is p[1] and p[2] is _epoch \
-            and getrefcount(p[4]) == _FREE and p[1].shape == p[3]:
+            and getrefcount(t) == _FREE_TENSOR and t._data is p[5] \
+            and getrefcount(p[5]) == _FREE_ARRAY and t.__weakref__ is None \
+            and (p[1].ndim == p[3] or p[1].shape == p[3]):
         try:
-            p[7](p[5], p[6], p[8])
+            p[8](p[6], p[7], p[9])
         except Exception as e:
             raise all_reduce_p._explain(e, (p[1],), {"op": self.op, "group": self.group}) \
                 from None
-        t = _new_tensor(_Tensor)
-        t._data = p[4]
         t._tape_ref = None
         return t
+    t = None                    # (not a holder of the old result while a new plan looks)
     tx = type(x)
     if (tx is _Tensor or tx is _Parameter) and P._scopes == 0:
         a = x._data
         if type(a) is np.ndarray and a.dtype in _NATIVE:
-            out = _new_plan(self, x, a) if a.nbytes < _POOL_FROM else _large(self, a)
-            if out is not None:
-                t = _new_tensor(_Tensor)
-                t._data = out
-                t._tape_ref = None
-                return t
+            if a.nbytes < _POOL_FROM:
+                t = _new_plan(self, x, a)
+                if t is not None:
+                    return t
+            else:
+                out = _large(self, a)
+                if out is not None:
+                    t = _new_tensor(_Tensor)
+                    t._data = out
+                    t._tape_ref = None
+                    return t
     return self._checked(x)
 
 
@@ -185,34 +203,45 @@ getrefcount = sys.getrefcount
 _new_tensor = object.__new__
 
 
+def _result_free(p):
+    """Whether plan ``p``'s result (Tensor and array) may be handed out again: the
+    result tests of ``all_reduce_call``, made the same way (so with the same counts)."""
+    t = p[4]
+    return getrefcount(t) == _FREE_TENSOR and t._data is p[5] \
+        and getrefcount(p[5]) == _FREE_ARRAY and t.__weakref__ is None
+
+
 def _new_plan(self, x, a):
     """Reduce the small ``a`` (``x``'s array) into the result of a new plan,
     ``self._plan`` (see ``all_reduce_call``), one tuple swapped whole, so another thread
-    never pairs one plan's parts with another's. None: not here (no such group, or a
-    strided view: nothing was sent)."""
+    never pairs one plan's parts with another's; the result Tensor. None: not here (no
+    such group, or a strided view: nothing was sent)."""
     epoch = _epoch
     comm = _groups.get(self.group)
     if comm is None:
         return None
     p = self._plan
-    out = p[4]
     try:
-        if out is not None and getrefcount(out) == _FREE + 1 and p[2] is epoch \
-                and out.dtype == a.dtype and out.shape == a.shape and out.strides == a.strides:
-            out_spec = p[6]
+        if p[4] is not None and _result_free(p) and p[2] is epoch and p[5].dtype == a.dtype \
+                and p[5].shape == a.shape and p[5].strides == a.strides:
+            t, out, out_spec = p[4], p[5], p[7]
         else:
             out = np.empty_like(a)                      # laid out like a
             out_spec = comm.spec(out)
+            t = _new_tensor(_Tensor)
+            t._data = out
         a_spec = comm.spec(a)
     except BufferError:
         return None
     reduce, mpi_op = comm.reducers[self.op]
-    self._plan = (x, a, epoch, a.shape, out, a_spec, out_spec, reduce, mpi_op)
+    self._plan = (x, a, epoch, a.ndim if a.ndim <= 1 else a.shape, t, out, a_spec, out_spec,
+                  reduce, mpi_op)
     try:
         reduce(a_spec, out_spec, mpi_op)
     except Exception as e:
         raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) from None
-    return out
+    t._tape_ref = None
+    return t
 
 
 def _large(self, a):
@@ -232,22 +261,31 @@ def _large(self, a):
 
 
 def _free_refs():
-    """The reference count ``all_reduce_call`` sees for its plan's result when nothing but
-    the plan holds it (the plan's tuple and the result's spec, which refers to it),
-    measured the way it measures: interpreters count temporaries differently."""
+    """The reference counts ``all_reduce_call`` sees for its plan's result Tensor and
+    array when nothing but the plan holds them (the array: the plan's tuple, the result's
+    spec and the Tensor), measured the way it measures: interpreters count temporaries
+    differently."""
     out = np.empty(1)
+    t = _new_tensor(_Probe)
+    t._data = out
 
     class Holder:
-        _plan = (None,) * 4 + (out, [out])
-    del out
+        _plan = (None,) * 4 + (t, out, None, [out])
+    del out, t
 
     def probe(self):
         p = self._plan
-        return getrefcount(p[4])
+        t = p[4]
+        return getrefcount(t), getrefcount(p[5])
     return probe(Holder())
 
 
-_FREE = _free_refs()
+class _Probe:
+    """A stand-in with a Tensor's slots (Tensor is defined after this module)."""
+    __slots__ = ("_data", "_tape_ref", "__weakref__")
+
+
+_FREE_TENSOR, _FREE_ARRAY = _free_refs()
 
 
 def lean_all_reduce_inplace(op, group):

@@ -191,6 +191,57 @@ def test_repeated_all_reduce_reuses_its_plan(solo, monkeypatch):
         assert len(made) == 4                       # a new result: the old one was held
 
 
+def test_planned_all_reduce_hands_out_a_result_again_only_when_unreachable(solo,
+                                                                           monkeypatch):
+    """NOTE: [Eager all-reduce]: a dropped result Tensor is handed out again by the next
+    call; one still held (strongly, through its array or a view, or weakly), or whose
+    tensor was given new memory after its array was taken, never is, and keeps its
+    values; an input whose shape changed in place (0-d, 1-d and 2-d) gives a result of
+    the new shape."""
+    import weakref
+    from spore.communication import comm_func
+    made = []
+    monkeypatch.setattr(C, "_new_tensor", lambda cls: made.append(1) or object.__new__(cls))
+    for f in (ops.AllReduce(), lambda t: comm_func.all_reduce(t)[0]):
+        x = ms.Tensor(np.arange(4, dtype=np.float32))
+        made.clear()
+        for _ in range(3):
+            f(x)
+        assert len(made) == 1                       # dropped: the same Tensor again
+        held = f(x)
+        weak = f(x)
+        ref = weakref.ref(weak)
+        del weak
+        taken = f(x)
+        view = taken.asnumpy()[1:]
+        renewed = f(x)
+        array = renewed.asnumpy()
+        renewed += 10                               # new memory for the Tensor
+        del renewed, taken
+        kept = [(held, held.asnumpy().copy()), (view, view.copy()),
+                (array, array.copy())]
+        x.asnumpy()[...] += 1
+        want = x.asnumpy().copy()
+        for _ in range(3):
+            out = f(x)
+            np.testing.assert_array_equal(out.asnumpy(), want)
+            assert all(out is not k and not np.shares_memory(out.asnumpy(), k)
+                       for k, _ in kept)
+            del out
+        for k, values in kept:
+            np.testing.assert_array_equal(np.asarray(k), values)
+        assert ref() is None                        # freed once its plan went
+    f = ops.AllReduce()
+    for shape, new_shape in (((), (1, 1)), ((6,), (2, 3)), ((2, 3), (3, 2)), ((6,), (6,))):
+        x = ms.Tensor(np.arange(6, dtype=np.float32)[:int(np.prod(shape))].reshape(shape))
+        for _ in range(2):
+            assert f(x).shape == shape
+        x.asnumpy().shape = new_shape
+        out = f(x)
+        assert out.shape == new_shape
+        np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
+
+
 def test_ranks_of_a_node_share_its_cores():
     """NOTE: [Cores per rank]: 2 ranks, no thread variables: each takes half the cores
     (at least one) in Spore's pool and OpenBLAS."""

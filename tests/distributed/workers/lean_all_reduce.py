@@ -3,6 +3,8 @@ path and NumPy, on 2 ranks: repeated calls on the same input (the plan's fast pa
 every dtype, op and layout, results held or dropped, inputs changed in place between
 calls, groups made, destroyed and made again, tapes and traces in between. Prints
 'checked N' on success."""
+import weakref
+
 import numpy as np
 import ml_dtypes
 
@@ -99,6 +101,33 @@ for keep in (lambda t: t, lambda t: t.asnumpy(), lambda t: t.asnumpy()[2:5]):
         same(f(x), want)
     assert np.array_equal(np.asarray(kept), before)
     checked += 1
+
+# a dropped result Tensor is handed out again; one still held weakly, or given new memory
+# after its array was taken, is not, and what was taken keeps its values
+y = f(x)
+ref = weakref.ref(y)
+del y
+taken = f(x)
+array = taken.asnumpy()
+before = array.copy()
+taken += 1                      # new memory for the Tensor
+del taken
+for _ in range(3):
+    out = f(x)
+    same(out, want)
+    assert not np.shares_memory(out.asnumpy(), array)
+    del out
+assert ref() is None and np.array_equal(array, before)
+checked += 1
+for shape, new_shape in (((), (1, 1)), ((6,), (3, 2)), ((6,), (6,))):
+    size_ = int(np.prod(shape))
+    x = ms.Tensor(data(rank, (size_,), np.int64).reshape(shape))
+    for _ in range(2):
+        same(f(x), expect("sum", [data(r, (size_,), np.int64).reshape(shape)
+                                  for r in range(size)]))
+    x.asnumpy().shape = new_shape
+    same(f(x), expect("sum", [data(r, (size_,), np.int64).reshape(new_shape)
+                              for r in range(size)]))
 
 # the input changed in place between calls: each call reduces its current values; its
 # shape changed in place: the result has the new shape
