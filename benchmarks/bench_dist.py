@@ -257,19 +257,23 @@ def w4_worker(args):
 
 
 def _time_waits():
-    """Count the CPU time spent waiting for the other ranks (``wait_patiently``: the
-    gradient buckets' barrier and the overlapped buckets) into the returned cell, so
-    that rank 0's CPU per step splits into waiting and work."""
+    """Count the CPU time spent waiting for the other ranks (``wait_for_flags``: the
+    gradient buckets' barrier in the shared window; ``wait_patiently``: MPI's requests,
+    the overlapped buckets) into the returned cell, so that rank 0's CPU per step splits
+    into waiting and work."""
     from spore.communication import _backend
-    waited, wait = [0.0], _backend.wait_patiently
+    waited = [0.0]
 
-    def timed(request):
-        start = time.thread_time()
-        try:
-            return wait(request)
-        finally:
-            waited[0] += time.thread_time() - start
-    _backend.wait_patiently = timed
+    def timed(wait):
+        def timed_wait(*args):
+            start = time.thread_time()
+            try:
+                return wait(*args)
+            finally:
+                waited[0] += time.thread_time() - start
+        return timed_wait
+    _backend.wait_patiently = timed(_backend.wait_patiently)
+    _backend.wait_for_flags = timed(_backend.wait_for_flags)
     return waited
 
 

@@ -264,6 +264,8 @@ class SharedSum:
         self.rank, self.size = node.Get_rank(), node.Get_size()
         self.win, self.mem, self.capacity, self.exchanges = None, None, 0, 0
         self.slots = self.mine = None
+        self.flag = self.others = None
+        self._views = {}
 
     @classmethod
     def create(cls, comm):
@@ -283,18 +285,26 @@ class SharedSum:
         nbytes = n * dtype.itemsize
         if nbytes > self.capacity:
             self._grow(nbytes)
-        half = self.mem[self.exchanges & 1]
+        key = (self.exchanges & 1, nbytes, dtype)
         self.exchanges += 1
-        self.slots = [half[r, :nbytes].view(dtype) for r in range(self.size)]
-        self.mine = self.slots[self.rank]
+        slots = self._views.get(key)
+        if slots is None:
+            if len(self._views) >= 64:
+                self._views.clear()
+            half = self.mem[key[0]]
+            slots = self._views[key] = [half[r, :nbytes].view(dtype) for r in range(self.size)]
+        self.slots = slots
+        self.mine = slots[self.rank]
         return self
 
     def sum(self, out):
         """Every rank's ``mine`` summed in rank order into ``out`` (the same bits on every
         rank), once all have filled theirs."""
         win = self.win
-        win.Sync()                  # this rank's stores are visible ...
-        wait_patiently(self.node.Ibarrier())    # ... once every rank has filled its slot
+        win.Sync()                  # this rank's stores are visible before its flag ...
+        seq = self.exchanges
+        self.flag[0] = seq
+        wait_for_flags(self.others, seq)    # ... once every rank has raised its flag
         win.Sync()
         slots = self.slots
         np.add(slots[0], slots[1], out=out)
@@ -304,21 +314,32 @@ class SharedSum:
         return out
 
     def _grow(self, nbytes):
-        """A window of two halves of one slot per rank of at least ``nbytes`` each."""
+        """A window of every rank's flag and two halves of one slot per rank of at least
+        ``nbytes`` each (collective); the flags start at 0 on every rank before any rank
+        raises one."""
         self.free()
         cap = max(-(-nbytes // 64) * 64, 1 << 16)       # 64-byte aligned slots
-        total = 2 * self.size * cap
+        flag_bytes = 64 * self.size                     # a cache line per rank's flag
+        total = flag_bytes + 2 * self.size * cap
         win = _MPI.Win.Allocate_shared(total if self.rank == 0 else 0, 1, comm=self.node)
         buf, _ = win.Shared_query(0)
         win.Lock_all(_MPI.MODE_NOCHECK)
         self.win, self.capacity = win, cap
-        self.mem = np.ndarray((2, self.size, cap), np.uint8, buffer=buf)
+        flags = np.ndarray((self.size, 8), np.int64, buffer=buf)
+        self.flag = flags[self.rank, :1]
+        self.others = [flags[r, :1] for r in range(self.size) if r != self.rank]
+        self.mem = np.ndarray((2, self.size, cap), np.uint8, buffer=buf, offset=flag_bytes)
+        self.flag[0] = 0
+        win.Sync()
+        self.node.Barrier()
+        win.Sync()
 
     def free(self):
         """Collective: no rank may still read the window when it goes."""
         if self.win is not None:
             self.node.Barrier()
-            self.mem = self.slots = self.mine = None
+            self.mem = self.slots = self.mine = self.flag = self.others = None
+            self._views = {}
             self.win.Unlock_all()
             self.win.Free()
             self.win, self.capacity = None, 0
@@ -504,8 +525,17 @@ _WIDE = {np.dtype(np.float16): np.dtype(np.float32)}
 # through an MPI-3 shared window (``Win.Allocate_shared``): each rank copies its bucket
 # into its own slot, one barrier, then each rank adds the slots in rank order into its
 # result, so the ranks meet once per bucket and all get the same bits. The barrier is
-# waited for without spinning (``wait_patiently``), so a rank that arrives first leaves
-# its core to the others. The window has two halves used in turn: a rank writes
+# the window's own: a flag per rank (an int64 on a cache line of its own, ahead of the
+# slots) that the rank raises to the exchange's number once its slot is filled
+# (``Win.Sync`` before the flag is raised and after the others' are seen: the memory
+# barriers of MPI's shared-memory model), and the ranks wait until every flag reached it
+# (``wait_for_flags``). MPI's non-blocking barrier (``Ibarrier``, the first version) ran
+# a schedule of messages through MPI's progress engine: ~4 us a meeting of 2 ranks
+# that arrive together, against ~2 us with the flags (one store, one load per other
+# rank; BENCHMARKS.md, helper dist7). The flags are
+# waited for without spinning for long (``wait_for_flags``: polls for SPIN_SECONDS,
+# then sleeps between polls), so a rank that arrives first leaves its core to the
+# others. The window has two halves used in turn: a rank writes
 # exchange k + 2's half only after the barrier of exchange k + 1, which every rank
 # passes only after it has read exchange k. Each rank reads every slot, so this stays
 # at SHARED_MAX_RANKS ranks or fewer; and the window lives in
@@ -521,6 +551,23 @@ SHARED_MAX_BYTES = 4 << 20
 # a rank waiting for the others polls this long, then sleeps between polls
 SPIN_SECONDS = 5e-4
 POLL_SLEEP_SECONDS = 5e-5
+
+
+def wait_for_flags(flags, seq):
+    """Wait until every flag of ``flags`` (one-element int64 views of the shared window)
+    has reached ``seq``, as patiently as ``wait_patiently`` (NOTE: [Shared-memory
+    buckets]): the last rank to arrive sees every flag raised and goes on at once."""
+    for flag in flags:
+        if flag[0] < seq:
+            break
+    else:
+        return
+    clock = time.perf_counter
+    give_up = clock() + SPIN_SECONDS
+    for flag in flags:
+        while flag[0] < seq:
+            if clock() > give_up:
+                time.sleep(POLL_SLEEP_SECONDS)
 
 
 def wait_patiently(request):

@@ -1,7 +1,8 @@
 """The gradient buckets through the shared window (NOTE: [Shared-memory buckets]): the
 sum of every rank's gradients on each rank, the same bits on every rank, across window
 growth, several buckets in one step (the window's halves in turn), steps back to back,
-the mean, and release / init again. With SPORE_SHARED_BUCKETS=0 the same checks run on
+the mean, the ranks meeting through the window's flags (no MPI barrier per exchange),
+and release / init again. With SPORE_SHARED_BUCKETS=0 the same checks run on
 MPI's Allreduce. Prints 'checked N shared=B'."""
 import os
 
@@ -66,6 +67,23 @@ kept_want = sum(data(r, (64, 64), np.float32, 20) for r in range(size))
 np.testing.assert_allclose(kept[0].asnumpy(), kept_want, rtol=1e-6)
 world = group_comm("hccl_world_group")
 assert bool(world._shared) == shared_on, world._shared
+if shared_on:
+    # the ranks meet through the window's flags: no MPI barrier once the window is made,
+    # and every rank's flag stands at the number of exchanges so far
+    class Counting:
+        def __init__(self, node):
+            self.node, self.barriers = node, 0
+
+        def __getattr__(self, name):
+            self.barriers += name in ("Barrier", "Ibarrier")
+            return getattr(self.node, name)
+    shared = world._shared
+    shared.node = Counting(shared.node)
+    for k in range(25, 29):
+        check_step(k, [(64, 64), (3,)], np.float32, 1 << 30, mean=k % 2 == 0)
+    assert shared.node.barriers == 0, shared.node.barriers
+    shared.node = shared.node.node
+    assert all(f[0] == shared.exchanges for f in [shared.flag] + shared.others)
 assert not shared_on or world._shared.capacity <= _backend.SHARED_MAX_BYTES
 release()
 assert world._shared is None
