@@ -114,7 +114,8 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # changes, so one identity test stands for the group look-up) and whose previous result
 # nobody holds any more runs the plan: the MPI call into the old result's memory, and the
 # old result Tensor handed out again. "Nobody holds it": the reference counts of the
-# result Tensor and of its array are the plan's own (every Tensor, view, ``asnumpy()``
+# result Tensor, of its array and of the array's memory (a view of the array refers to
+# the memory, not to the array) are the plan's own (every Tensor, view, ``asnumpy()``
 # result or buffer export holds one, as the pool tests: NOTE: [Buffer reuse]), the Tensor
 # still wraps that array, and no weak reference to it exists (the result of a call is a
 # new Tensor as far as anything reachable can tell: a dropped Tensor taken again is not
@@ -123,7 +124,11 @@ _direct_eager(all_reduce_p, lambda x, a: _comm(a["group"]).allreduce(x, a["op"])
 # making one and freeing it (~0.1 us of a ~1.2 us call). The input's shape is tested as
 # its ``ndim`` where the plan's array has at most one dimension (an in-place
 # ``arr.shape = ...`` keeps the size, so a 0-d or 1-d array changes shape only by changing
-# ndim; ~0.06 us less than building the shape tuple), as its whole shape otherwise. The
+# ndim; ~0.06 us less than building the shape tuple), as its whole shape otherwise. A
+# plan's result starts half a page from its input (``_placed_like``: MPI's all-reduce
+# copies the input into the result first, and a result allocated right after its input
+# made that a copy 16 bytes ahead modulo 4 KB, which stalls). The message specs give
+# mpi4py the element count too (``Comm.spec``). The
 # Tensor's identity is tested first, so nothing else needs its type. Any other small
 # call makes a new plan (a new result unless the old one is free and laid out alike). For
 # anything else (a trace, a tape, float16 / bfloat16, a strided view, a
@@ -157,7 +162,7 @@ def groups_changed():
 _groups = _Tensor = _Parameter = _NATIVE = _POOL_FROM = _POOL = None
 _epoch = object()
 _NOTHING = object()         # no plan's Tensor (not None: ``op(None)`` must fail as checked)
-NO_PLAN = (_NOTHING,) + (None,) * 9
+NO_PLAN = (_NOTHING,) + (None,) * 10
 
 
 def all_reduce_call(self, x):
@@ -166,13 +171,13 @@ def all_reduce_call(self, x):
     A method of the callers' classes (``ops.AllReduce``, comm_func's), so a call is one
     Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``): (input
     Tensor, its array, epoch, its ndim or shape, result Tensor, result array, input spec,
-    result spec, reducer, MPI op)."""
+    result spec, reducer, MPI op, the result's memory)."""
     p = self._plan
     t = p[4]
     if x is p[0] and P._scopes == 0 and x._data is p[1] and p[2] is _epoch \
             and getrefcount(t) == _FREE_TENSOR and t._data is p[5] \
-            and getrefcount(p[5]) == _FREE_ARRAY and t.__weakref__ is None \
-            and (p[1].ndim == p[3] or p[1].shape == p[3]):
+            and getrefcount(p[5]) == _FREE_ARRAY and getrefcount(p[10]) == _FREE_MEMORY \
+            and t.__weakref__ is None and (p[1].ndim == p[3] or p[1].shape == p[3]):
         try:
             p[8](p[6], p[7], p[9])
         except Exception as e:
@@ -208,7 +213,8 @@ def _result_free(p):
     result tests of ``all_reduce_call``, made the same way (so with the same counts)."""
     t = p[4]
     return getrefcount(t) == _FREE_TENSOR and t._data is p[5] \
-        and getrefcount(p[5]) == _FREE_ARRAY and t.__weakref__ is None
+        and getrefcount(p[5]) == _FREE_ARRAY and getrefcount(p[10]) == _FREE_MEMORY \
+        and t.__weakref__ is None
 
 
 def _new_plan(self, x, a):
@@ -222,26 +228,48 @@ def _new_plan(self, x, a):
         return None
     p = self._plan
     try:
-        if p[4] is not None and _result_free(p) and p[2] is epoch and p[5].dtype == a.dtype \
-                and p[5].shape == a.shape and p[5].strides == a.strides:
-            t, out, out_spec = p[4], p[5], p[7]
-        else:
-            out = np.empty_like(a)                      # laid out like a
-            out_spec = comm.spec(out)
-            t = _new_tensor(_Tensor)
-            t._data = out
         a_spec = comm.spec(a)
     except BufferError:
         return None
+    if p[4] is not None and _result_free(p) and p[2] is epoch and p[5].dtype == a.dtype \
+            and p[5].shape == a.shape and p[5].strides == a.strides \
+            and (_address(p[5]) - _address(a)) % _PAGE == _PAGE // 2:
+        t, out, out_spec, memory = p[4], p[5], p[7], p[10]
+    else:
+        out = _placed_like(a)
+        memory = out.base
+        out_spec = comm.spec(out)
+        t = _new_tensor(_Tensor)
+        t._data = out
     reduce, mpi_op = comm.reducers[self.op]
     self._plan = (x, a, epoch, a.ndim if a.ndim <= 1 else a.shape, t, out, a_spec, out_spec,
-                  reduce, mpi_op)
+                  reduce, mpi_op, memory)
     try:
         reduce(a_spec, out_spec, mpi_op)
     except Exception as e:
         raise all_reduce_p._explain(e, (a,), {"op": self.op, "group": self.group}) from None
     t._tape_ref = None
     return t
+
+
+_PAGE = 4096
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def _placed_like(a):
+    """An uninitialised array laid out like the contiguous ``a`` (shape, dtype, strides),
+    starting half a page after ``a``'s offset in its page: MPI's all-reduce first copies
+    the input into the result, and a copy whose destination lies a few bytes after its
+    source modulo 4 KB stalls on false store-to-load dependences (4K aliasing: a 4 KB
+    all-reduce between 2 ranks ran ~1.4x slower with the result 16 or 64 bytes past the
+    input than 2 KB past it; a result allocated right after its input lands 16 bytes
+    past it). NOTE: [Eager all-reduce]."""
+    memory = np.empty(a.nbytes + _PAGE, np.uint8)
+    start = (_address(a) + _PAGE // 2 - _address(memory)) % _PAGE
+    return np.ndarray(a.shape, a.dtype, buffer=memory, offset=start, strides=a.strides)
 
 
 def _large(self, a):
@@ -265,18 +293,19 @@ def _free_refs():
     array when nothing but the plan holds them (the array: the plan's tuple, the result's
     spec and the Tensor), measured the way it measures: interpreters count temporaries
     differently."""
-    out = np.empty(1)
+    memory = np.empty(8, np.uint8)
+    out = memory[:4].view(np.float32)
     t = _new_tensor(_Probe)
     t._data = out
 
     class Holder:
-        _plan = (None,) * 4 + (t, out, None, [out])
-    del out, t
+        _plan = (None,) * 4 + (t, out, None, [out], None, None, memory)
+    del memory, out, t
 
     def probe(self):
         p = self._plan
         t = p[4]
-        return getrefcount(t), getrefcount(p[5])
+        return getrefcount(t), getrefcount(p[5]), getrefcount(p[10])
     return probe(Holder())
 
 
@@ -285,7 +314,7 @@ class _Probe:
     __slots__ = ("_data", "_tape_ref", "__weakref__")
 
 
-_FREE_TENSOR, _FREE_ARRAY = _free_refs()
+_FREE_TENSOR, _FREE_ARRAY, _FREE_MEMORY = _free_refs()
 
 
 def lean_all_reduce_inplace(op, group):

@@ -106,11 +106,12 @@ class Comm:
 
     @staticmethod
     def spec(a):
-        """``a`` (contiguous, of a native dtype) as an mpi4py message ``[buffer, MPI
-        datatype]``, made once for a plan that reuses it call after call: mpi4py then skips
-        the buffer protocol and the dtype look-up (NOTE: [Eager all-reduce] in
-        ``spore/_prims/comm.py``). BufferError when ``a`` is not contiguous."""
-        return [_MPI.buffer(a), _DATATYPES[a.dtype]]
+        """``a`` (contiguous, of a native dtype) as an mpi4py message ``(buffer, count, MPI
+        datatype)``, made once for a plan that reuses it call after call: mpi4py then skips
+        the buffer protocol, the dtype look-up and the count's division (NOTE: [Eager
+        all-reduce] in ``spore/_prims/comm.py``). BufferError when ``a`` is not
+        contiguous."""
+        return (_MPI.buffer(a), a.size, _DATATYPES[a.dtype])
 
     @staticmethod
     def result_buffer(shape, dtype):

@@ -242,6 +242,24 @@ def test_planned_all_reduce_hands_out_a_result_again_only_when_unreachable(solo,
         np.testing.assert_array_equal(out.asnumpy(), x.asnumpy())
 
 
+def test_planned_all_reduce_places_its_result_half_a_page_from_its_input(solo):
+    """NOTE: [Eager all-reduce]: a plan's result starts half a page (modulo 4 KB) from its
+    input, whatever their sizes and layouts, so that MPI's copy of the input into it does
+    not suffer 4K aliasing; its values, layout and memory are a result's as before."""
+    from spore.communication import comm_func
+    from spore._prims.comm import _address
+    f = ops.AllReduce()
+    for shape, order in (((), "C"), ((1,), "C"), ((256,), "C"), ((1024,), "C"),
+                         ((5000,), "C"), ((40, 60), "F"), ((0, 3), "C")):
+        base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        x = ms.Tensor(np.asarray(base, order=order))
+        for out in (f(x), f(x), comm_func.all_reduce(x)[0]):
+            np.testing.assert_array_equal(out.asnumpy(), base)
+            got = out.asnumpy()
+            assert got.strides == x.asnumpy().strides and not np.shares_memory(got, x._data)
+            assert (_address(got) - _address(x.asnumpy())) % 4096 == 2048
+
+
 def test_ranks_of_a_node_share_its_cores():
     """NOTE: [Cores per rank]: 2 ranks, no thread variables: each takes half the cores
     (at least one) in Spore's pool and OpenBLAS."""

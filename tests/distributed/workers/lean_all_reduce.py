@@ -94,6 +94,8 @@ at = r1.asnumpy().__array_interface__["data"][0]
 del r1
 r2 = f(x)
 assert r2.asnumpy().__array_interface__["data"][0] == at
+# placed half a page from its input (4K aliasing)
+assert (at - x.asnumpy().__array_interface__["data"][0]) % 4096 == 2048
 for keep in (lambda t: t, lambda t: t.asnumpy(), lambda t: t.asnumpy()[2:5]):
     kept = keep(f(x))
     before = np.array(kept, copy=True)
