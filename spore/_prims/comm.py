@@ -163,7 +163,7 @@ def groups_changed():
 _groups = _Tensor = _Parameter = _NATIVE = _POOL_FROM = _POOL = None
 _epoch = object()
 _NOTHING = object()         # no plan's Tensor (not None: ``op(None)`` must fail as checked)
-NO_PLAN = (_NOTHING,) + (None,) * 10
+NO_PLAN = (_NOTHING,) + (None,) * 11
 
 
 def all_reduce_call(self, x):
@@ -172,13 +172,14 @@ def all_reduce_call(self, x):
     A method of the callers' classes (``ops.AllReduce``, comm_func's), so a call is one
     Python frame; ``self._plan`` starts as NO_PLAN (after ``lean_setup()``): (input
     Tensor, its array, epoch, its ndim or shape, result Tensor, result array, input spec,
-    result spec, reducer, MPI op, the result's memory)."""
+    result spec, reducer, MPI op, the result's memory, whether it has 2 or more dimensions:
+    the shape is then tested whole)."""
     p = self._plan
     t = p[4]
     if x is p[0] and P._scopes == 0 and x._data is p[1] and p[2] is _epoch \
             and getrefcount(t) == _FREE_TENSOR and t._data is p[5] \
             and getrefcount(p[5]) == _FREE_ARRAY and getrefcount(p[10]) == _FREE_MEMORY \
-            and getweakrefcount(t) == 0 and (p[1].ndim == p[3] or p[1].shape == p[3]):
+            and getweakrefcount(t) == 0 and (p[1].shape if p[11] else p[1].ndim) == p[3]:
         try:
             p[8](p[6], p[7], p[9])
         except Exception as e:
@@ -243,8 +244,8 @@ def _new_plan(self, x, a):
         t = _new_tensor(_Tensor)
         t._data = out
     reduce, mpi_op = comm.reducers[self.op]
-    self._plan = (x, a, epoch, a.ndim if a.ndim <= 1 else a.shape, t, out, a_spec, out_spec,
-                  reduce, mpi_op, memory)
+    self._plan = (x, a, epoch, a.shape if a.ndim > 1 else a.ndim, t, out, a_spec, out_spec,
+                  reduce, mpi_op, memory, a.ndim > 1)
     try:
         reduce(a_spec, out_spec, mpi_op)
     except Exception as e:
