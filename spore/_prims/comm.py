@@ -266,9 +266,9 @@ def _placed_like(a):
     starting half a page after ``a``'s offset in its page: MPI's all-reduce first copies
     the input into the result, and a copy whose destination lies a few bytes after its
     source modulo 4 KB stalls on false store-to-load dependences (4K aliasing: a 4 KB
-    all-reduce between 2 ranks ran ~1.4x slower with the result 16 or 64 bytes past the
-    input than 2 KB past it; a result allocated right after its input lands 16 bytes
-    past it). NOTE: [Eager all-reduce]."""
+    all-reduce between 2 ranks ran at 0.75-0.78x the speed with the result 16 bytes past
+    the input than 2 KB past it, where a result allocated right after its input lands;
+    other places within a few percent). NOTE: [Eager all-reduce]."""
     memory = np.empty(a.nbytes + _PAGE, np.uint8)
     start = (_address(a) + _PAGE // 2 - _address(memory)) % _PAGE
     return np.ndarray(a.shape, a.dtype, buffer=memory, offset=start, strides=a.strides)
