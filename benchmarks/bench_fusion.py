@@ -42,7 +42,18 @@ def build(workload, mode):
     return captured["step"], captured["sync"]
 
 
+def loops_ready():
+    """Wait for the background compilation of the compiled loops (NOTE: [Background
+    compilation]): a first process after a change to them would otherwise time both
+    modes on the NumPy paths for its first seconds."""
+    import numpy as np
+    from spore import _native
+    if _native.enabled():
+        _native.wait(np.dtype(np.float32))
+
+
 def interleaved(workload, rounds):
+    loops_ready()
     steps = {m: build(workload, m) for m in ("jit", "jit_O1")}
     times = {m: [] for m in steps}
     for m, (step, sync) in steps.items():        # warm up both

@@ -162,6 +162,11 @@ def fuse(graph):
     return _fuse(graph)
 
 
+def conv_epilogues(graph):
+    from .conv_epilogue import conv_epilogues as _conv_epilogues
+    return _conv_epilogues(graph)
+
+
 def gemm_epilogues_exact(graph):
     from .gemm import epilogues
     return epilogues(graph, exact=True)
@@ -177,7 +182,8 @@ def gemm_chains(graph):
     return chains(graph)
 
 
-PIPELINES["O1"] = PIPELINES["O0"] + (("fuse_elementwise", fuse),
+PIPELINES["O1"] = PIPELINES["O0"] + (("conv_epilogues", conv_epilogues),
+                                     ("fuse_elementwise", fuse),
                                      ("gemm_epilogues", gemm_epilogues),
                                      ("gemm_chains", gemm_chains))
 PIPELINES["O0"] += (("gemm_epilogues", gemm_epilogues_exact), ("gemm_chains", gemm_chains))

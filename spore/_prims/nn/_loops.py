@@ -95,6 +95,34 @@ def max_scatter_2x2(dy, won, h, w, dx):
                 bottom[2 * q + 1] = g[q] * (k[q] == 3)
 
 
+@jit(signature="{f}[::1], int8[::1], {f}[::1], int64, int64, {f}[::1]")
+def max_scatter_2x2_relu_grad(dy, won, y, h, w, dx):
+    """max_scatter_2x2 followed by ReluGrad against ``y`` (flattened like ``dx``) in one
+    pass, with the unfused kernels' values: those make ``(g * (tap == k)) * (y > 0)``
+    at every tap, which is ``z = g * 0`` (a zero of g's sign, or NaN) except at the
+    winner, where it is ``g`` if ``y > 0`` else ``z``. So every tap gets ``z`` and the
+    winner is written again: short contiguous stores and one compare per window,
+    where the per-tap products did not vectorise over LeNet's 14-wide rows (2.5x
+    slower). Uncovered rows and columns (odd sizes) are left to the caller."""
+    oh, ow = h // 2, w // 2
+    rows = dy.shape[0] // ow if ow else 0
+    zero = y.dtype.type(0)
+    for pr in range(rows):
+        p = pr // oh
+        start = p * h * w + 2 * (pr - p * oh) * w
+        for q in range(ow):
+            g = dy[pr * ow + q]
+            k = won[pr * ow + q] & 3
+            z = g * zero
+            a = start + 2 * q
+            dx[a] = z
+            dx[a + 1] = z
+            dx[a + w] = z
+            dx[a + w + 1] = z
+            b = a + (k & 1) + (k >> 1) * w
+            dx[b] = g if y[b] > zero else z
+
+
 @jit(signature="{f}[:, :, :, ::1], int64, int64, boolean, {f}[:, :, ::1]")
 def im2col_rows(x, kh, kw, batch_inner, cols):
     """Row-layout columns (NOTE: [im2col layouts]) of the contiguous (N, C, H, W) ``x``:
@@ -114,11 +142,14 @@ def im2col_rows(x, kh, kw, batch_inner, cols):
                         dst[p] = src[p]
 
 
-@jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
-def crop_rows(y, row, bias, add_bias, out):
+@jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, boolean, {f}[:, :, :, ::1]")
+def crop_rows(y, row, bias, add_bias, relu, out):
     """``out[n, o, r, q] = y[n, o, r*row + q] (+ bias[o])``: the row-layout GEMM output
-    ``y`` (N, O, L) in NCHW order without its wasted columns."""
+    ``y`` (N, O, L) in NCHW order without its wasted columns; with ``relu`` each row
+    then becomes ``np.maximum(row, 0)`` while it is in cache (NOTE: [Conv epilogues] in
+    spore/_prims/nn/conv.py)."""
     n_, o_, oh, ow = out.shape
+    zero = out.dtype.type(0)
     for n in range(n_):
         for o in range(o_):
             b = bias[o]
@@ -131,6 +162,10 @@ def crop_rows(y, row, bias, add_bias, out):
                 else:
                     for q in range(ow):
                         dst[q] = src[q]
+                if relu:                  # np.maximum(dst, 0): a NaN stays, -0.0 -> +0.0
+                    for q in range(ow):
+                        t = dst[q]
+                        dst[q] = t if (t > zero) | (t != t) else zero
 
 
 @jit(signature="{f}[:, :, :, ::1], int64, {f}[:, :, :, ::1]")
@@ -306,11 +341,13 @@ def batch_inner_rows(a, row, out):
                     d[q * n_] = s[q]
 
 
-@jit(signature="{f}[:, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
-def crop_batch_inner(y, row, bias, add_bias, out):
+@jit(signature="{f}[:, ::1], int64, {f}[::1], boolean, boolean, {f}[:, :, :, ::1]")
+def crop_batch_inner(y, row, bias, add_bias, relu, out):
     """``out[n, o, r, q] = y[o, (r*row + q)*N + n] (+ bias[o])``: the inverse of
-    batch_inner_rows, for the batch-inner direct convolution's output."""
+    batch_inner_rows, for the batch-inner direct convolution's output (``relu``: as
+    for crop_rows)."""
     n_, o_, oh, ow = out.shape
+    zero = out.dtype.type(0)
     for n in range(n_):
         for o in range(o_):
             b = bias[o]
@@ -324,3 +361,7 @@ def crop_batch_inner(y, row, bias, add_bias, out):
                 else:
                     for q in range(ow):
                         dst[q] = s[q * n_]
+                if relu:                  # np.maximum(dst, 0): a NaN stays, -0.0 -> +0.0
+                    for q in range(ow):
+                        t = dst[q]
+                        dst[q] = t if (t > zero) | (t != t) else zero

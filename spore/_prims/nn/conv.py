@@ -121,7 +121,8 @@ def _from_cols(xp, y, oh, ow, row, bias, out):
     the bias in the same pass."""
     n, o, _ = y.shape
     if _loops.usable(xp, y.dtype) and y.flags.c_contiguous:
-        _loops.crop_rows(y, row, np.zeros(o, y.dtype) if bias is None else bias, bias is not None, out)
+        _loops.crop_rows(y, row, np.zeros(o, y.dtype) if bias is None else bias, bias is not None,
+                         False, out)
         return
     sn, so, sl = y.strides
     view = xp.lib.stride_tricks.as_strided(y, (n, o, oh, ow), (sn, so, row * sl, sl))
@@ -362,23 +363,23 @@ class _DirectLayout:
             (self.n, o, self.oh * self.row)
         return scratch(xp, "conv-gemm", shape, dtype)
 
-    def crop(self, y, bias, out):
+    def crop(self, y, bias, out, relu=False):
         o = out.shape[1]
         b = np.zeros(o, out.dtype) if bias is None else bias
         if self.batch_inner:
-            _loops.crop_batch_inner(y[0], self.row, b, bias is not None, out)
+            _loops.crop_batch_inner(y[0], self.row, b, bias is not None, relu, out)
         else:
-            _loops.crop_rows(y, self.row, b, bias is not None, out)
+            _loops.crop_rows(y, self.row, b, bias is not None, relu, out)
 
 
-def _direct_conv2d(xp, x, w, b, pads, out):
+def _direct_conv2d(xp, x, w, b, pads, out, relu=False):
     n, o, oh, ow = out.shape
     _, c, kh, kw = w.shape
     layout = _DirectLayout(n, (kh, kw), _padded_hw(x.shape, pads), (oh, ow))
     y = layout.output(xp, o, out.dtype)
     _loops.correlate_rows(layout.input(xp, x, pads), layout.offsets,
                           xp.ascontiguousarray(w).reshape(o, c, kh * kw), layout.length, y)
-    layout.crop(y, b, out)
+    layout.crop(y, b, out, relu)
 
 
 def _direct_filter_grad(xp, x, dy, filter_shape, pads):
@@ -394,36 +395,54 @@ def _direct_filter_grad(xp, x, dy, filter_shape, pads):
 # ----------------------------------------------------------------- kernels
 def _make_conv2d(xp):
     def conv2d(x, w, *bias, stride, pads, dilation, groups):
-        dt = x.dtype
-        cdt = compute_dtype(dt)
-        x, w = x.astype(cdt, copy=False), w.astype(cdt, copy=False)
-        o, _, kh, kw = w.shape
-        oh, ow = output_hw(x.shape[2:], (kh, kw), stride, pads, dilation)
-        out = xp.empty((x.shape[0], o, oh, ow), cdt)
-        b = bias[0].astype(cdt, copy=False) if bias else None
-        if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
-            _patch_conv2d(xp, x, w, b, out)
-            return out.astype(dt, copy=False)
-        if _direct(xp, cdt, w.shape, stride, dilation, groups, out.size,
-                   DIRECT_FORWARD_CHANNELS):
-            _direct_conv2d(xp, x, w, b, pads, out)
-            return out.astype(dt, copy=False)
-        per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
-        for lo, hi in _chunks(x.shape[0], per_sample):
-            cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation)
-            ckk, length = cols.shape[1] // groups, cols.shape[-1]
-            shape = (hi - lo, groups, o // groups, length)
-            # the strided layout's GEMM writes the output itself; the row layout's is copied
-            y = out[lo:hi].reshape(shape) if row is None else scratch(xp, "conv-gemm", shape,
-                                                                        cdt)
-            xp.matmul(w.reshape(groups, o // groups, ckk),
-                      cols.reshape(hi - lo, groups, ckk, length), out=y)
-            if row is not None:
-                _from_cols(xp, y.reshape(hi - lo, o, length), oh, ow, row, b, out[lo:hi])
-            elif b is not None:
-                out[lo:hi] += b.reshape(o, 1, 1)
-        return out.astype(dt, copy=False)
+        return _conv2d(xp, x, w, bias, stride, pads, dilation, groups)
     return conv2d
+
+
+def _conv2d(xp, x, w, bias, stride, pads, dilation, groups, relu=False):
+    """The Conv2D kernel; with ``relu`` (Conv2DReLU: float32/float64 only, NOTE: [Conv
+    epilogues]) the result of ReLU applied to it: the direct loops apply it while
+    cropping each row, the other paths in one pass at the end."""
+    dt = x.dtype
+    cdt = compute_dtype(dt)
+    x, w = x.astype(cdt, copy=False), w.astype(cdt, copy=False)
+    o, _, kh, kw = w.shape
+    oh, ow = output_hw(x.shape[2:], (kh, kw), stride, pads, dilation)
+    out = xp.empty((x.shape[0], o, oh, ow), cdt)
+    b = bias[0].astype(cdt, copy=False) if bias else None
+    if _is_patch_conv((kh, kw), stride, pads, dilation, groups):
+        _patch_conv2d(xp, x, w, b, out)
+        return _relu_if(xp, out, relu).astype(dt, copy=False)
+    if _direct(xp, cdt, w.shape, stride, dilation, groups, out.size,
+               DIRECT_FORWARD_CHANNELS):
+        _direct_conv2d(xp, x, w, b, pads, out, relu)
+        return out.astype(dt, copy=False)
+    per_sample = _cols_bytes(x.shape, (kh, kw), stride, pads, dilation, cdt.itemsize)
+    for lo, hi in _chunks(x.shape[0], per_sample):
+        cols, _, _, row = _im2col(xp, x[lo:hi], (kh, kw), stride, pads, dilation)
+        ckk, length = cols.shape[1] // groups, cols.shape[-1]
+        shape = (hi - lo, groups, o // groups, length)
+        # the strided layout's GEMM writes the output itself; the row layout's is copied
+        y = out[lo:hi].reshape(shape) if row is None else scratch(xp, "conv-gemm", shape,
+                                                                    cdt)
+        xp.matmul(w.reshape(groups, o // groups, ckk),
+                  cols.reshape(hi - lo, groups, ckk, length), out=y)
+        if row is not None:
+            _from_cols(xp, y.reshape(hi - lo, o, length), oh, ow, row, b, out[lo:hi])
+        elif b is not None:
+            out[lo:hi] += b.reshape(o, 1, 1)
+    return _relu_if(xp, out, relu).astype(dt, copy=False)
+
+
+def _relu_if(xp, out, relu):
+    """``out`` through ReLU's kernel (``maximum(out, 0)``, in place) where ``relu``."""
+    return xp.maximum(out, out.dtype.type(0), out=out) if relu else out
+
+
+def _make_conv2d_relu(xp):
+    def conv2d_relu(x, w, *bias, stride, pads, dilation, groups):
+        return _conv2d(xp, x, w, bias, stride, pads, dilation, groups, relu=True)
+    return conv2d_relu
 
 
 def _make_input_grad(xp):
@@ -625,6 +644,35 @@ def _check_grad_shape(op, arg, got, nc, ohw):
 
 conv2d_p = P.Primitive("Conv2D", validated(_make_conv2d, _conv2d_infer), kind="opaque",
                        infer=_conv2d_infer)
+
+
+# NOTE: [Conv epilogues]
+# At jit_level O1 (spore/_jit/conv_epilogue.py) a Conv2D whose only reader is a ReLU
+# becomes one Conv2DReLU node, and a MaxPoolScatter whose only reader is a ReluGrad one
+# MaxPoolScatterReluGrad node (the backward pass of conv -> relu -> max pool, LeNet's
+# feature layers). Both produce the unfused pair's values bit for bit: the direct loops
+# (NOTE: [Direct convolution]) apply ``np.maximum(y, 0)`` to each output row while the
+# crop has it in cache (a NaN stays, -0.0 becomes +0.0, as NumPy's maximum does), other
+# convolution paths apply ReLU's kernel to their result; the 2x2 scatter writes
+# ``g * 0`` at every tap of a window and ``g if y > 0 else g * 0`` at its winner, which is
+# what the products ``(g * (tap == winner)) * (y > 0)`` give (other windows run the two
+# kernels in turn). The kernels exist for compiled graphs only and are not
+# differentiable: the pass runs after differentiation. Only float32 and float64 (the
+# dtypes the loops compile for; there ReLU before the final cast is ReLU after it).
+
+def _conv2d_relu_infer(attrs, x, w, *bias):
+    out = _conv2d_infer(attrs, x, w, *bias)
+    if np.dtype(out.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"For 'Conv2DReLU', the input 'x' must be float32 or float64, but "
+                        f"got {np.dtype(out.dtype).name}.")
+    return out
+
+
+# made by a compiler pass after differentiation only (spore/_jit/conv_epilogue.py)
+conv2d_relu_p = P.Primitive(
+    "Conv2DReLU", validated(_make_conv2d_relu, _conv2d_relu_infer), kind="opaque",
+    infer=_conv2d_relu_infer, nondiff=True,
+    doc="Conv2DReLU(x, weight[, bias]): ReLU(Conv2D(...)) in one kernel (jit_level O1).")
 conv2d_input_grad_p = P.Primitive("Conv2DBackpropInput",
                                   validated(_make_input_grad, _input_grad_infer),
                                   kind="opaque", n_inputs=2, infer=_input_grad_infer)

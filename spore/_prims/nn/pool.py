@@ -29,6 +29,7 @@ from ..._core import primitive as P
 from ..._core.aval import ShapedArray
 from .._base import dtype_name
 from . import _loops
+from ..math import _make_relu_grad
 from ._common import check_float, compute_dtype, scratch, validated
 
 MAX_GEOMETRY = ("kernel", "stride", "pads", "dilation")
@@ -184,6 +185,30 @@ def _make_max_scatter(xp):
     return max_pool_scatter
 
 
+def _make_max_scatter_relu_grad(xp):
+    """MaxPoolScatter then ReluGrad against ``y`` (the ReLU output the pooling read), the
+    pair a ReLU before a max pooling leaves in the backward pass (NOTE: [Conv
+    epilogues] in spore/_prims/nn/conv.py): the compiled 2x2 loop masks while it
+    scatters; elsewhere the two kernels run one after the other."""
+    scatter = _make_max_scatter(xp)
+    relu_grad = _make_relu_grad(xp)
+
+    def max_pool_scatter_relu_grad(dy, won, y, *, input_shape, kernel, stride, pads,
+                                   dilation):
+        if _native_2x2(xp, kernel, stride, pads, dilation, dy.dtype) \
+                and y.dtype == dy.dtype and dy.size:
+            h, w = input_shape[2:]
+            dx = (np.zeros if h % 2 or w % 2 else np.empty)(input_shape, dy.dtype)
+            _loops.max_scatter_2x2_relu_grad(
+                np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(won).reshape(-1),
+                np.ascontiguousarray(y).reshape(-1), h, w, dx.reshape(-1))
+            return dx
+        dx = scatter(dy, won, input_shape=input_shape, kernel=kernel, stride=stride,
+                     pads=pads, dilation=dilation)
+        return relu_grad(dx, y)
+    return max_pool_scatter_relu_grad
+
+
 def _make_max_select(xp):
     def max_pool_select(c, won, *, kernel, stride, pads, dilation):
         attrs = dict(kernel=kernel, stride=stride, pads=pads, dilation=dilation)
@@ -290,6 +315,15 @@ def _max_scatter_infer(attrs, dy, won):
     return ShapedArray(tuple(attrs["input_shape"]), dy.dtype)
 
 
+def _max_scatter_relu_grad_infer(attrs, dy, won, y):
+    out = _max_scatter_infer(attrs, dy, won)
+    if tuple(y.shape) != out.shape or y.dtype != dy.dtype:
+        raise ValueError(f"For 'MaxPoolScatterReluGrad', the ReLU output 'y' must be "
+                         f"{dtype_name(dy.dtype)}{list(out.shape)}, but got "
+                         f"{dtype_name(y.dtype)}{list(y.shape)}.")
+    return out
+
+
 def _max_select_infer(attrs, c, won):
     _check_4d("MaxPoolSelect", "x", c)
     out = _checked_output("MaxPoolSelect", c.shape, attrs)
@@ -322,6 +356,11 @@ max_pool2d_p = _primitive("MaxPool2D", _make_max_pool, _max_pool_infer, 1,
                           multiple_results=True)
 max_pool_scatter_p = _primitive("MaxPoolScatter", _make_max_scatter, _max_scatter_infer, 2)
 max_pool_select_p = _primitive("MaxPoolSelect", _make_max_select, _max_select_infer, 2)
+# made by a compiler pass after differentiation only (spore/_jit/conv_epilogue.py)
+max_pool_scatter_relu_grad_p = _primitive(
+    "MaxPoolScatterReluGrad", _make_max_scatter_relu_grad, _max_scatter_relu_grad_infer, 3,
+    nondiff=True, doc="MaxPoolScatterReluGrad(dout, argmax, y): ReluGrad(MaxPoolScatter("
+    "dout, argmax), y) in one pass (jit_level O1).")
 avg_pool2d_p = _primitive("AvgPool2D", _make_avg_pool, _avg_pool_infer, 1)
 avg_pool2d_grad_p = _primitive("AvgPool2DGrad", _make_avg_pool_grad, _avg_pool_grad_infer, 1)
 
