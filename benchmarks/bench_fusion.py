@@ -45,11 +45,15 @@ def build(workload, mode):
 def loops_ready():
     """Wait for the background compilation of the compiled loops (NOTE: [Background
     compilation]): a first process after a change to them would otherwise time both
-    modes on the NumPy paths for its first seconds."""
+    modes on the NumPy paths, next to the child process compiling them."""
     import numpy as np
     from spore import _native
-    if _native.enabled():
-        _native.wait(np.dtype(np.float32))
+    if not _native.enabled():
+        return
+    for dtype in (np.float32, np.float64):     # a compiling child would share the cores
+        if not _native.wait(np.dtype(dtype)):
+            print(f"bench_fusion: the compiled {np.dtype(dtype)} loops are not ready",
+                  file=sys.stderr)
 
 
 def interleaved(workload, rounds):

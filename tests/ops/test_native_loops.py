@@ -133,11 +133,18 @@ def test_max_pool_layer_forward_and_gradient_agree_across_paths(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_fused_scatter_relu_grad_agrees_across_paths(dtype):
-    """MaxPoolScatterReluGrad (NOTE: [Conv epilogues]; more in tests/jit/
-    test_conv_epilogue.py): the compiled loop gives the NumPy path's bits."""
+def test_conv_epilogue_kernels_agree_across_paths(dtype):
+    """Conv2DReLU and MaxPoolScatterReluGrad (NOTE: [Conv epilogues]; more in tests/jit/
+    test_conv_epilogue.py): the compiled loops give the NumPy paths' bits."""
     rng = np.random.default_rng(2)
-    y = np.maximum(rng.standard_normal((3, 2, 9, 8)).astype(dtype), 0)
+    x = rng.standard_normal((3, 2, 9, 8)).astype(dtype)
+    w, b = rng.standard_normal((4, 2, 3, 3)).astype(dtype), rng.standard_normal(4).astype(dtype)
+    geo = dict(stride=(1, 1), pads=(1, 1, 0, 0), dilation=(1, 1), groups=1)
+    for args in ((x, w, b), (x, w)):
+        got, want = both_paths(lambda: conv.conv2d_relu_p._cpu(*args, **geo))
+        assert_rounding_close(got, want)
+        assert not np.signbit(got).any()             # ReLU: no -0.0, nothing negative
+    y = np.maximum(x, 0)
     attrs = dict(kernel=(2, 2), stride=(2, 2), pads=(0, 0, 0, 0), dilation=(1, 1))
     _, won = pool.max_pool2d_p._cpu(y, **attrs)
     dy = rng.standard_normal(won.shape).astype(dtype)
@@ -362,7 +369,7 @@ def test_declared_signatures_are_the_ones_the_kernels_call():
         test_conv_kernels_match_numpy_path(CONV_CASES[0], dtype)
         test_conv_kernels_match_numpy_path(CONV_CASES[-2], dtype)
         test_max_pool_layer_forward_and_gradient_agree_across_paths(dtype)
-        test_fused_scatter_relu_grad_agrees_across_paths(dtype)
+        test_conv_epilogue_kernels_agree_across_paths(dtype)
     test_conv_layer_training_gradients_agree_across_paths()
     for loop in _native._LOOPS:
         if loop._fn.__module__ != _loops.__name__:      # loaded at first call: not run here

@@ -142,14 +142,11 @@ def im2col_rows(x, kh, kw, batch_inner, cols):
                         dst[p] = src[p]
 
 
-@jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, boolean, {f}[:, :, :, ::1]")
-def crop_rows(y, row, bias, add_bias, relu, out):
+@jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
+def crop_rows(y, row, bias, add_bias, out):
     """``out[n, o, r, q] = y[n, o, r*row + q] (+ bias[o])``: the row-layout GEMM output
-    ``y`` (N, O, L) in NCHW order without its wasted columns; with ``relu`` each row
-    then becomes ``np.maximum(row, 0)`` while it is in cache (NOTE: [Conv epilogues] in
-    spore/_prims/nn/conv.py)."""
+    ``y`` (N, O, L) in NCHW order without its wasted columns."""
     n_, o_, oh, ow = out.shape
-    zero = out.dtype.type(0)
     for n in range(n_):
         for o in range(o_):
             b = bias[o]
@@ -162,10 +159,28 @@ def crop_rows(y, row, bias, add_bias, relu, out):
                 else:
                     for q in range(ow):
                         dst[q] = src[q]
-                if relu:                  # np.maximum(dst, 0): a NaN stays, -0.0 -> +0.0
-                    for q in range(ow):
-                        t = dst[q]
-                        dst[q] = t if (t > zero) | (t != t) else zero
+
+
+@jit(signature="{f}[:, :, ::1], {f}[::1], boolean, int64")
+def bias_relu_rows(y, bias, add_bias, length):
+    """``y[n, o, :length] = np.maximum(y[n, o, :length] (+ bias[o]), 0)`` in place: the
+    direct convolution's output rows through Conv2DReLU's epilogue (NOTE: [Conv
+    epilogues] in spore/_prims/nn/conv.py) before the crop, over long contiguous rows
+    that vectorise (the cropped rows are 10 to 28 wide). The values are those of the
+    crop's ``y + bias`` and then NumPy's maximum: a NaN stays, -0.0 becomes +0.0."""
+    zero = y.dtype.type(0)
+    for n in range(y.shape[0]):
+        for o in range(y.shape[1]):
+            row = y[n, o, :length]
+            b = bias[o]
+            if add_bias:
+                for p in range(length):
+                    t = row[p] + b
+                    row[p] = t if (t > zero) | (t != t) else zero
+            else:
+                for p in range(length):
+                    t = row[p]
+                    row[p] = t if (t > zero) | (t != t) else zero
 
 
 @jit(signature="{f}[:, :, :, ::1], int64, {f}[:, :, :, ::1]")
@@ -341,13 +356,11 @@ def batch_inner_rows(a, row, out):
                     d[q * n_] = s[q]
 
 
-@jit(signature="{f}[:, ::1], int64, {f}[::1], boolean, boolean, {f}[:, :, :, ::1]")
-def crop_batch_inner(y, row, bias, add_bias, relu, out):
+@jit(signature="{f}[:, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
+def crop_batch_inner(y, row, bias, add_bias, out):
     """``out[n, o, r, q] = y[o, (r*row + q)*N + n] (+ bias[o])``: the inverse of
-    batch_inner_rows, for the batch-inner direct convolution's output (``relu``: as
-    for crop_rows)."""
+    batch_inner_rows, for the batch-inner direct convolution's output."""
     n_, o_, oh, ow = out.shape
-    zero = out.dtype.type(0)
     for n in range(n_):
         for o in range(o_):
             b = bias[o]
@@ -361,7 +374,3 @@ def crop_batch_inner(y, row, bias, add_bias, relu, out):
                 else:
                     for q in range(ow):
                         dst[q] = s[q * n_]
-                if relu:                  # np.maximum(dst, 0): a NaN stays, -0.0 -> +0.0
-                    for q in range(ow):
-                        t = dst[q]
-                        dst[q] = t if (t > zero) | (t != t) else zero

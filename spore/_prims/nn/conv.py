@@ -121,8 +121,7 @@ def _from_cols(xp, y, oh, ow, row, bias, out):
     the bias in the same pass."""
     n, o, _ = y.shape
     if _loops.usable(xp, y.dtype) and y.flags.c_contiguous:
-        _loops.crop_rows(y, row, np.zeros(o, y.dtype) if bias is None else bias, bias is not None,
-                         False, out)
+        _loops.crop_rows(y, row, np.zeros(o, y.dtype) if bias is None else bias, bias is not None, out)
         return
     sn, so, sl = y.strides
     view = xp.lib.stride_tricks.as_strided(y, (n, o, oh, ow), (sn, so, row * sl, sl))
@@ -363,13 +362,13 @@ class _DirectLayout:
             (self.n, o, self.oh * self.row)
         return scratch(xp, "conv-gemm", shape, dtype)
 
-    def crop(self, y, bias, out, relu=False):
+    def crop(self, y, bias, out):
         o = out.shape[1]
         b = np.zeros(o, out.dtype) if bias is None else bias
         if self.batch_inner:
-            _loops.crop_batch_inner(y[0], self.row, b, bias is not None, relu, out)
+            _loops.crop_batch_inner(y[0], self.row, b, bias is not None, out)
         else:
-            _loops.crop_rows(y, self.row, b, bias is not None, relu, out)
+            _loops.crop_rows(y, self.row, b, bias is not None, out)
 
 
 def _direct_conv2d(xp, x, w, b, pads, out, relu=False):
@@ -379,7 +378,11 @@ def _direct_conv2d(xp, x, w, b, pads, out, relu=False):
     y = layout.output(xp, o, out.dtype)
     _loops.correlate_rows(layout.input(xp, x, pads), layout.offsets,
                           xp.ascontiguousarray(w).reshape(o, c, kh * kw), layout.length, y)
-    layout.crop(y, b, out, relu)
+    if relu:              # NOTE: [Conv epilogues]: bias and ReLU over the uncropped rows
+        _loops.bias_relu_rows(y, np.zeros(o, y.dtype) if b is None else b, b is not None,
+                              layout.length)
+        b = None
+    layout.crop(y, b, out)
 
 
 def _direct_filter_grad(xp, x, dy, filter_shape, pads):
@@ -401,8 +404,8 @@ def _make_conv2d(xp):
 
 def _conv2d(xp, x, w, bias, stride, pads, dilation, groups, relu=False):
     """The Conv2D kernel; with ``relu`` (Conv2DReLU: float32/float64 only, NOTE: [Conv
-    epilogues]) the result of ReLU applied to it: the direct loops apply it while
-    cropping each row, the other paths in one pass at the end."""
+    epilogues]) the result of ReLU applied to it: the direct loops apply it before
+    cropping, the other paths in one pass at the end."""
     dt = x.dtype
     cdt = compute_dtype(dt)
     x, w = x.astype(cdt, copy=False), w.astype(cdt, copy=False)
@@ -651,8 +654,9 @@ conv2d_p = P.Primitive("Conv2D", validated(_make_conv2d, _conv2d_infer), kind="o
 # becomes one Conv2DReLU node, and a MaxPoolScatter whose only reader is a ReluGrad one
 # MaxPoolScatterReluGrad node (the backward pass of conv -> relu -> max pool, LeNet's
 # feature layers). Both produce the unfused pair's values bit for bit: the direct loops
-# (NOTE: [Direct convolution]) apply ``np.maximum(y, 0)`` to each output row while the
-# crop has it in cache (a NaN stays, -0.0 becomes +0.0, as NumPy's maximum does), other
+# (NOTE: [Direct convolution]) add the bias and apply ``np.maximum(y, 0)`` over their
+# long uncropped output rows (a NaN stays, -0.0 becomes +0.0, as NumPy's maximum does),
+# where the crop's 10-28 wide rows made the same loop as slow as ReLU's own pass; other
 # convolution paths apply ReLU's kernel to their result; the 2x2 scatter writes
 # ``g * 0`` at every tap of a window and ``g if y > 0 else g * 0`` at its winner, which is
 # what the products ``(g * (tap == winner)) * (y > 0)`` give (other windows run the two
