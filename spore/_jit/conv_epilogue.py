@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _native
 from .._prims.nn.conv import conv2d_relu_p
-from .._prims.nn.pool import max_pool_scatter_relu_grad_p
+from .._prims.nn.pool import max_pool_scatter_relu_grad_p, max_pool_scatter_relu_grad_sum_p
 from .ir import Node, Value
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -60,8 +60,48 @@ def conv_epilogues(graph):
             merged[j], dropped = node, dropped | {k}
     if not merged:
         return graph, False
-    return graph.copy(nodes=[merged.get(k, n) for k, n in enumerate(nodes)
-                             if k not in dropped]), True
+    nodes = [merged.get(k, n) for k, n in enumerate(nodes) if k not in dropped]
+    return graph.copy(nodes=_with_channel_sums(nodes, keep)), True
+
+
+def _with_channel_sums(nodes, keep):
+    """Each MaxPoolScatterReluGrad whose result some ReduceSum sums over all axes but the
+    channels (the bias gradient of the convolution before the ReLU) becomes one
+    MaxPoolScatterReluGradSum computing both; the ReduceSum goes (it is pure and reads
+    that one value, so it may run as soon as the value exists). The sum is taken in
+    float64, like the fused reductions of NOTE: [Fused reductions]: equal to NumPy's
+    float32 sum to rounding."""
+    sums = {}
+    for k, n in enumerate(nodes):
+        if n.prim.name == "ReduceSum" and len(n.inputs) == 1 and not n.written \
+                and isinstance(n.inputs[0], Value) and _over_all_but_channels(n):
+            sums.setdefault(n.inputs[0], k)
+    out, dropped = [], set()
+    for k, n in enumerate(nodes):
+        if k in dropped:
+            continue
+        j = sums.get(n.outputs[0]) if n.prim is max_pool_scatter_relu_grad_p else None
+        if j is not None:
+            r = nodes[j]
+            n = Node(max_pool_scatter_relu_grad_sum_p, n.inputs, n.attrs,
+                     n.outputs + r.outputs, (), n.loc)
+            for o in n.outputs:
+                o.node = n
+            dropped.add(j)
+        out.append(n)
+    return out
+
+
+def _over_all_but_channels(node):
+    """Whether a ReduceSum sums a 4-D value over (0, 2, 3) into its own dtype."""
+    (x,) = node.inputs
+    if len(x.aval.shape) != 4 or set(node.attrs) - {"axis", "keepdims", "dtype"} \
+            or node.attrs.get("dtype") is not None or node.attrs.get("keepdims") \
+            or node.outputs[0].aval.dtype != x.aval.dtype:
+        return False
+    axis = node.attrs.get("axis")
+    axis = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return axis is not None and sorted(int(a) % 4 for a in axis if a is not None) == [0, 2, 3]
 
 
 def _mergeable(m, u, v, readers, keep, between):

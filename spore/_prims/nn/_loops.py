@@ -95,21 +95,27 @@ def max_scatter_2x2(dy, won, h, w, dx):
                 bottom[2 * q + 1] = g[q] * (k[q] == 3)
 
 
-@jit(signature="{f}[::1], int8[::1], {f}[::1], int64, int64, {f}[::1]")
-def max_scatter_2x2_relu_grad(dy, won, y, h, w, dx):
+@jit(signature="{f}[::1], int8[::1], {f}[::1], int64, int64, {f}[::1], float64[::1]")
+def max_scatter_2x2_relu_grad(dy, won, y, h, w, dx, sums):
     """max_scatter_2x2 followed by ReluGrad against ``y`` (flattened like ``dx``) in one
     pass, with the unfused kernels' values: those make ``(g * (tap == k)) * (y > 0)``
     at every tap, which is ``z = g * 0`` (a zero of g's sign, or NaN) except at the
     winner, where it is ``g`` if ``y > 0`` else ``z``. So every tap gets ``z`` and the
     winner is written again: short contiguous stores and one compare per window,
     where the per-tap products did not vectorise over LeNet's 14-wide rows (2.5x
-    slower). Uncovered rows and columns (odd sizes) are left to the caller."""
+    slower). Uncovered rows and columns (odd sizes) are left to the caller.
+
+    ``sums`` (float64, one per channel, or empty): each window's taps are added into
+    its channel's sum as ``winner + z`` (a bias gradient, ``dx`` summed over all axes
+    but the channels: the other taps add zeros, or NaN where ``z`` is one)."""
     oh, ow = h // 2, w // 2
     rows = dy.shape[0] // ow if ow else 0
     zero = y.dtype.type(0)
+    channels = sums.shape[0]
     for pr in range(rows):
         p = pr // oh
         start = p * h * w + 2 * (pr - p * oh) * w
+        acc = 0.0
         for q in range(ow):
             g = dy[pr * ow + q]
             k = won[pr * ow + q] & 3
@@ -120,7 +126,11 @@ def max_scatter_2x2_relu_grad(dy, won, y, h, w, dx):
             dx[a + w] = z
             dx[a + w + 1] = z
             b = a + (k & 1) + (k >> 1) * w
-            dx[b] = g if y[b] > zero else z
+            v = g if y[b] > zero else z
+            dx[b] = v
+            acc += np.float64(v) + np.float64(z)
+        if channels:
+            sums[p % channels] += acc
 
 
 @jit(signature="{f}[:, :, :, ::1], int64, int64, boolean, {f}[:, :, ::1]")

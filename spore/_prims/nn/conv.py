@@ -658,11 +658,14 @@ conv2d_p = P.Primitive("Conv2D", validated(_make_conv2d, _conv2d_infer), kind="o
 # long uncropped output rows (a NaN stays, -0.0 becomes +0.0, as NumPy's maximum does),
 # where the crop's 10-28 wide rows made the same loop as slow as ReLU's own pass; other
 # convolution paths apply ReLU's kernel to their result; the 2x2 scatter writes
-# ``g * 0`` at every tap of a window and ``g if y > 0 else g * 0`` at its winner, which is
-# what the products ``(g * (tap == winner)) * (y > 0)`` give (other windows run the two
-# kernels in turn). The kernels exist for compiled graphs only and are not
-# differentiable: the pass runs after differentiation. Only float32 and float64 (the
-# dtypes the loops compile for; there ReLU before the final cast is ReLU after it).
+# ``z = g * 0`` at every tap of a window and ``g if y > 0 else z`` at its winner, which
+# is what the products ``(g * (tap == winner)) * (y > 0)`` give (other windows run the
+# two kernels in turn). Where a ReduceSum over (N, H, W) reads the scatter's result (the
+# bias gradient), MaxPoolScatterReluGradSum also returns it, summed in float64 while
+# the windows pass: NumPy's float32 sum to rounding, not bit for bit. The kernels exist
+# for compiled graphs only and are not differentiable: the pass runs after
+# differentiation. Only float32 and float64 (the dtypes the loops compile for; there
+# ReLU before the final cast is ReLU after it).
 
 def _conv2d_relu_infer(attrs, x, w, *bias):
     out = _conv2d_infer(attrs, x, w, *bias)

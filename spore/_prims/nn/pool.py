@@ -185,6 +185,9 @@ def _make_max_scatter(xp):
     return max_pool_scatter
 
 
+_NO_SUMS = np.empty(0, np.float64)
+
+
 def _make_max_scatter_relu_grad(xp):
     """MaxPoolScatter then ReluGrad against ``y`` (the ReLU output the pooling read), the
     pair a ReLU before a max pooling leaves in the backward pass (NOTE: [Conv
@@ -194,19 +197,36 @@ def _make_max_scatter_relu_grad(xp):
     relu_grad = _make_relu_grad(xp)
 
     def max_pool_scatter_relu_grad(dy, won, y, *, input_shape, kernel, stride, pads,
-                                   dilation):
+                                   dilation, sums=None):
         if _native_2x2(xp, kernel, stride, pads, dilation, dy.dtype) \
                 and y.dtype == dy.dtype and dy.size:
             h, w = input_shape[2:]
             dx = (np.zeros if h % 2 or w % 2 else np.empty)(input_shape, dy.dtype)
             _loops.max_scatter_2x2_relu_grad(
                 np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(won).reshape(-1),
-                np.ascontiguousarray(y).reshape(-1), h, w, dx.reshape(-1))
+                np.ascontiguousarray(y).reshape(-1), h, w, dx.reshape(-1),
+                _NO_SUMS if sums is None else sums)
             return dx
         dx = scatter(dy, won, input_shape=input_shape, kernel=kernel, stride=stride,
                      pads=pads, dilation=dilation)
-        return relu_grad(dx, y)
+        dx = relu_grad(dx, y)
+        if sums is not None:
+            sums += dx.sum(axis=(0, 2, 3), dtype=np.float64)
+        return dx
     return max_pool_scatter_relu_grad
+
+
+def _make_max_scatter_relu_grad_sum(xp):
+    """MaxPoolScatterReluGrad and the sum of its result over all axes but the channels
+    (the bias gradient of the convolution before the ReLU), taken in the same pass in
+    float64 (NOTE: [Conv epilogues])."""
+    fused = _make_max_scatter_relu_grad(xp)
+
+    def max_pool_scatter_relu_grad_sum(dy, won, y, **attrs):
+        sums = np.zeros(attrs["input_shape"][1], np.float64)
+        dx = fused(dy, won, y, sums=sums, **attrs)
+        return dx, sums.astype(dx.dtype)
+    return max_pool_scatter_relu_grad_sum
 
 
 def _make_max_select(xp):
@@ -324,6 +344,11 @@ def _max_scatter_relu_grad_infer(attrs, dy, won, y):
     return out
 
 
+def _max_scatter_relu_grad_sum_infer(attrs, dy, won, y):
+    out = _max_scatter_relu_grad_infer(attrs, dy, won, y)
+    return out, ShapedArray((out.shape[1],), out.dtype)
+
+
 def _max_select_infer(attrs, c, won):
     _check_4d("MaxPoolSelect", "x", c)
     out = _checked_output("MaxPoolSelect", c.shape, attrs)
@@ -361,6 +386,11 @@ max_pool_scatter_relu_grad_p = _primitive(
     "MaxPoolScatterReluGrad", _make_max_scatter_relu_grad, _max_scatter_relu_grad_infer, 3,
     nondiff=True, doc="MaxPoolScatterReluGrad(dout, argmax, y): ReluGrad(MaxPoolScatter("
     "dout, argmax), y) in one pass (jit_level O1).")
+max_pool_scatter_relu_grad_sum_p = _primitive(
+    "MaxPoolScatterReluGradSum", _make_max_scatter_relu_grad_sum,
+    _max_scatter_relu_grad_sum_infer, 3, nondiff=True, multiple_results=True,
+    doc="MaxPoolScatterReluGradSum(dout, argmax, y): MaxPoolScatterReluGrad's dx and its "
+    "sum over (N, H, W) in one pass (jit_level O1).")
 avg_pool2d_p = _primitive("AvgPool2D", _make_avg_pool, _avg_pool_infer, 1)
 avg_pool2d_grad_p = _primitive("AvgPool2DGrad", _make_avg_pool_grad, _avg_pool_grad_infer, 1)
 
