@@ -302,3 +302,33 @@ def test_the_pass_leaves_graphs_without_the_pattern_alone():
     from spore._jit.ir import Graph
     g = Graph("empty")
     assert conv_epilogue.conv_epilogues(g) == (g, False)
+
+
+@pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
+def test_o1_gradients_match_finite_differences_of_the_o1_loss():
+    """The merged kernels' gradients (the bias sums included) against central
+    differences of the compiled loss itself, in float64."""
+    net = ConvPool(np.float64)
+    x = lenet_input(np.float64, n=2)
+    params = net.trainable_params()
+
+    def loss(x):
+        return (net(x) ** 2).mean()
+    grads = ms.jit(ms.grad(loss, None, params), jit_level="O1")(x)
+    f = ms.jit(loss, jit_level="O1")
+    f(x)
+    assert "Conv2DReLU" in names(f)
+    rng = np.random.default_rng(10)
+    for k in (0, 1, 2, 3):                        # conv1/conv2 weights and biases
+        p, g = params[k], grads[k].asnumpy()
+        base = p.asnumpy().copy()
+        for flat in rng.choice(base.size, 3, replace=False):
+            def at(delta):
+                v = base.copy()
+                v.flat[flat] += delta
+                p.set_data(Tensor(v))
+                return float(f(x).asnumpy())
+            eps = 1e-6
+            numeric = (at(eps) - at(-eps)) / (2 * eps)
+            p.set_data(Tensor(base))
+            np.testing.assert_allclose(g.flat[flat], numeric, rtol=1e-5, atol=1e-8)
