@@ -74,25 +74,31 @@ def max_pool_2x2(x, h, w, y, won):
 @jit(signature="{f}[::1], int8[::1], int64, int64, {f}[::1]")
 def max_scatter_2x2(dy, won, h, w, dx):
     """The gradient of max_pool_2x2: ``dy`` times (tap == winner) at every tap, the
-    products the taps version's ``dy * (won == k)`` makes (NaN * 0 included).
+    products the taps version's ``dy * (won == k)`` makes (NaN * 0 included). Those are
+    ``z = g * 0`` (a zero of g's sign, or NaN) everywhere but at the winner, where they
+    are ``g``: so every tap gets ``z`` and the winner ``g`` after it, short stores and
+    no compare per tap (the per-tap products did not vectorise over LeNet's 14-wide
+    rows; 0.42 against 0.67 ms a W4 step).
 
     ``dx`` is flattened (P, h, w); rows and columns no window covers (odd sizes)
     are left as they are, so the caller zeroes them.
     """
     oh, ow = h // 2, w // 2
-    planes = dy.shape[0] // (oh * ow)
-    for p in range(planes):
-        for r in range(oh):
-            start = p * h * w + 2 * r * w
-            top = dx[start:start + 2 * ow]
-            bottom = dx[start + w:start + w + 2 * ow]
-            g = dy[(p * oh + r) * ow:(p * oh + r + 1) * ow]
-            k = won[(p * oh + r) * ow:(p * oh + r + 1) * ow]
-            for q in range(ow):
-                top[2 * q] = g[q] * (k[q] == 0)
-                top[2 * q + 1] = g[q] * (k[q] == 1)
-                bottom[2 * q] = g[q] * (k[q] == 2)
-                bottom[2 * q + 1] = g[q] * (k[q] == 3)
+    rows = dy.shape[0] // ow if ow else 0
+    zero = dy.dtype.type(0)
+    for pr in range(rows):
+        p = pr // oh
+        start = p * h * w + 2 * (pr - p * oh) * w
+        for q in range(ow):
+            g = dy[pr * ow + q]
+            z = g * zero
+            a = start + 2 * q
+            dx[a] = z
+            dx[a + 1] = z
+            dx[a + w] = z
+            dx[a + w + 1] = z
+            k = won[pr * ow + q] & 3
+            dx[a + (k & 1) + (k >> 1) * w] = g
 
 
 @jit(signature="{f}[::1], int8[::1], {f}[::1], int64, int64, {f}[::1], float64[::1]")
