@@ -182,7 +182,13 @@ def gemm_chains(graph):
     return chains(graph)
 
 
-PIPELINES["O1"] = PIPELINES["O0"] + (("conv_epilogues", conv_epilogues),
+def stack_slice_grads(graph):
+    from .slice_grads import stack_slice_grads as _stack_slice_grads
+    return _stack_slice_grads(graph)
+
+
+PIPELINES["O1"] = PIPELINES["O0"] + (("stack_slice_grads", stack_slice_grads),
+                                     ("conv_epilogues", conv_epilogues),
                                      ("fuse_elementwise", fuse),
                                      ("gemm_epilogues", gemm_epilogues),
                                      ("gemm_chains", gemm_chains))
