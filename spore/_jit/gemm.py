@@ -38,7 +38,7 @@ import numpy as np
 from .._prims.linalg import _NO_TRANS, _ROW_MAJOR, _TRANS
 from . import kernelgen
 from .fusion import Group, _eligible, fused_p
-from .ir import Graph, Node, Value
+from .ir import Graph, Node, Value, readers
 
 MAX_ELEMENTS = kernelgen.PARALLEL_MIN   # product sizes merged with their epilogue
 _UNARY = {"Tanh": "tanh_loop", "Exp": "exp_loop", "Sigmoid": "sigmoid_loop",
@@ -90,20 +90,17 @@ def epilogues(graph, exact):
     if not available():
         return graph, False
     nodes = graph.nodes
-    users = {}
-    for k, n in enumerate(nodes):
-        for x in set(x for x in n.inputs if isinstance(x, Value)):
-            users.setdefault(x, []).append(k)
+    users = readers(nodes)
     keep = set(graph.outputs)
     merged, dropped = {}, set()
     for k, m in enumerate(nodes):
         if not _product(m, exact):
             continue
         v = m.outputs[0]
-        readers = users.get(v, ())
-        if v in keep or len(readers) != 1 or readers[0] in merged:
+        by = users.get(v, ())
+        if v in keep or len(by) != 1 or by[0] in merged:
             continue
-        j = readers[0]
+        j = by[0]
         if any(n.written or n.prim.effect is not None for n in nodes[k + 1:j]):
             continue                 # the product may not move past a state write
         inner = _epilogue(nodes[j], v, exact)
@@ -212,10 +209,7 @@ MIN_CHAIN = 2
 def chains(graph):
     """Make each run of equal merged products one node (NOTE: [GEMM chains])."""
     nodes = graph.nodes
-    users = {}
-    for k, n in enumerate(nodes):
-        for x in set(x for x in n.inputs if isinstance(x, Value)):
-            users.setdefault(x, []).append(k)
+    users = readers(nodes)
     keep = set(graph.outputs)
     sigs = {}
 
@@ -232,10 +226,10 @@ def chains(graph):
         if signature(k) is None:
             continue
         v = n.outputs[0]
-        readers = users.get(v, ())
-        if v in keep or len(readers) != 1:
+        by = users.get(v, ())
+        if v in keep or len(by) != 1:
             continue
-        j = readers[0]
+        j = by[0]
         if signature(j) != signature(k):
             continue
         ins = nodes[j].inputs

@@ -110,6 +110,16 @@ class Graph:
 
 
 # --------------------------------------------------------------------------- printing
+def readers(nodes):
+    """value -> the positions in ``nodes`` of the nodes reading it (each node once), for
+    passes that merge a value's producer with its one reader."""
+    out = {}
+    for k, n in enumerate(nodes):
+        for x in set(x for x in n.inputs if isinstance(x, Value)):
+            out.setdefault(x, []).append(k)
+    return out
+
+
 def _type(v):
     return f"{D.dtype_of(v.aval.dtype)}{list(v.aval.shape)}"
 

@@ -17,19 +17,15 @@ from __future__ import annotations
 
 from .._core.aval import ShapedArray
 from .._prims.array import concat_p, reshape_p
-from .ir import Node, Value
+from .ir import Node, Value, readers
 
 
 def stack_slice_grads(graph):
     """Replace each sum of whole-axis slice gradients by their stack (NOTE: [Slice
     gradients as a stack])."""
     nodes = graph.nodes
-    readers, made_at = {}, {}
-    for k, n in enumerate(nodes):
-        for x in set(x for x in n.inputs if isinstance(x, Value)):
-            readers[x] = readers.get(x, 0) + 1
-        for v in n.outputs:
-            made_at[v] = k
+    users = readers(nodes)
+    made_at = {v: k for k, n in enumerate(nodes) for v in n.outputs}
     keep = set(graph.outputs)
     replaced, dropped = {}, set()
     for k in range(len(nodes) - 1, -1, -1):       # the last Add of a sum first: whole trees
@@ -38,7 +34,7 @@ def stack_slice_grads(graph):
             continue
         leaves, inner, reads = {}, [], {}
         if not _collect(root, nodes, made_at, keep, leaves, inner, reads, top=True) \
-                or any(readers[v] != n for v, n in reads.items()):
+                or any(len(users[v]) != n for v, n in reads.items()):
             continue                 # a piece some other node reads too
         shape = tuple(root.outputs[0].aval.shape)
         if not shape or sorted(leaves) != list(range(shape[0])) or shape[0] < 2:
