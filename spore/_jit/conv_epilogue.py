@@ -14,7 +14,7 @@ import numpy as np
 from .. import _native
 from .._prims.nn.conv import conv2d_relu_p
 from .._prims.nn.pool import max_pool_scatter_relu_grad_p, max_pool_scatter_relu_grad_sum_p
-from .ir import Node, Value
+from .ir import Node, Value, readers, touches_state
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # producer -> (consumer, merged primitive, which end of the pair the merged node takes)
@@ -30,12 +30,8 @@ def conv_epilogues(graph):
     if not _native.enabled():
         return graph, False
     nodes = graph.nodes
-    readers, made_at = {}, {}
-    for k, n in enumerate(nodes):
-        for x in set(x for x in n.inputs if isinstance(x, Value)):
-            readers.setdefault(x, []).append(k)
-        for v in n.outputs:
-            made_at[v] = k
+    users = readers(nodes)
+    made_at = {v: k for k, n in enumerate(nodes) for v in n.outputs}
     keep = set(graph.outputs)
     merged, dropped = {}, set()
     for j, u in enumerate(nodes):
@@ -47,7 +43,7 @@ def conv_epilogues(graph):
             continue
         m = nodes[k]
         pair = _PAIRS.get((m.prim.name, u.prim.name))
-        if pair is None or not _mergeable(m, u, v, readers, keep, nodes[k + 1:j]):
+        if pair is None or not _mergeable(m, u, v, users, keep, nodes[k + 1:j]):
             continue
         prim, at = pair
         ins = m.inputs if at == "producer" else m.inputs + u.inputs[1:]
@@ -104,15 +100,15 @@ def _over_all_but_channels(node):
     return axis is not None and sorted(int(a) % 4 for a in axis if a is not None) == [0, 2, 3]
 
 
-def _mergeable(m, u, v, readers, keep, between):
+def _mergeable(m, u, v, users, keep, between):
     """Whether producer ``m`` and consumer ``u`` (reading ``m``'s one output ``v`` first)
     may run as one kernel."""
     if len(m.outputs) != 1 or len(u.outputs) != 1 or m.written or u.written or u.attrs \
-            or v in keep or len(readers.get(v, ())) != 1 \
+            or v in keep or len(users.get(v, ())) != 1 \
             or np.dtype(v.aval.dtype) not in _FLOATS:
         return False
     if any(np.dtype(x.aval.dtype) != np.dtype(v.aval.dtype) or x.aval.shape != v.aval.shape
            for x in u.inputs if isinstance(x, Value)) \
             or any(not isinstance(x, Value) for x in u.inputs):
         return False
-    return not any(n.written or n.prim.effect is not None for n in between)
+    return not touches_state(between)

@@ -38,7 +38,7 @@ import numpy as np
 from .._prims.linalg import _NO_TRANS, _ROW_MAJOR, _TRANS
 from . import kernelgen
 from .fusion import Group, _eligible, fused_p
-from .ir import Graph, Node, Value, readers
+from .ir import Graph, Node, Value, readers, touches_state
 
 MAX_ELEMENTS = kernelgen.PARALLEL_MIN   # product sizes merged with their epilogue
 _UNARY = {"Tanh": "tanh_loop", "Exp": "exp_loop", "Sigmoid": "sigmoid_loop",
@@ -101,7 +101,7 @@ def epilogues(graph, exact):
         if v in keep or len(by) != 1 or by[0] in merged:
             continue
         j = by[0]
-        if any(n.written or n.prim.effect is not None for n in nodes[k + 1:j]):
+        if touches_state(nodes[k + 1:j]):
             continue                 # the product may not move past a state write
         inner = _epilogue(nodes[j], v, exact)
         if inner is None:
@@ -237,7 +237,7 @@ def chains(graph):
         if len(at) != 1 or any(x is not y for i, (x, y) in enumerate(zip(n.inputs, ins))
                                if i != at[0]):
             continue
-        if any(m.written or m.prim.effect is not None for m in nodes[k + 1:j]):
+        if touches_state(nodes[k + 1:j]):
             continue
         links[k] = (j, at[0])
     runs, inside = {}, set()
@@ -367,10 +367,14 @@ def _signature(group):
     """What decides a merged group's runner: its kernel's module, O0 or O1, and the
     shapes and dtypes of its inputs and outputs (None: no kernel)."""
     module = _kernel_module(group)
-    if module is None:
-        return None
-    return (module[0], group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
-                                          for x in list(group.inputs) + list(group.outputs)))
+    return None if module is None else _runner_key(module[0], group)
+
+
+def _runner_key(text, group):
+    """A runner's cache key: its kernel module's text, O0 or O1, and the shapes and
+    dtypes of the group's inputs and outputs."""
+    return (text, group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
+                                     for x in list(group.inputs) + list(group.outputs)))
 
 
 def compile_group(group):
@@ -386,8 +390,7 @@ def compile_group(group):
     if group.chain is not None:
         full += _chain_function(sig, params, *group.chain)
         entry = "chain_kernel"
-    key = (full, group.exact, tuple((x.aval.shape, np.dtype(x.aval.dtype).str)
-                                    for x in list(group.inputs) + list(group.outputs)))
+    key = _runner_key(full, group)
     run = _runners.get(key)
     if run is not None:          # an equal group (W1a: 100 of them) shares one runner
         return run

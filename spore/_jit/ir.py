@@ -120,6 +120,13 @@ def readers(nodes):
     return out
 
 
+def touches_state(nodes):
+    """Whether any of ``nodes`` writes state or has an effect: a pure node may not be
+    moved past them (passes that merge a producer into a later reader check the nodes
+    between the two)."""
+    return any(n.written or n.prim.effect is not None for n in nodes)
+
+
 def _type(v):
     return f"{D.dtype_of(v.aval.dtype)}{list(v.aval.shape)}"
 
