@@ -563,12 +563,7 @@ def wait_for_flags(flags, seq):
             break
     else:
         return
-    clock = time.perf_counter
-    give_up = clock() + SPIN_SECONDS
-    for flag in flags:
-        while flag[0] < seq:
-            if clock() > give_up:
-                time.sleep(POLL_SLEEP_SECONDS)
+    _wait_until(lambda: all(f[0] >= seq for f in flags))
 
 
 def wait_patiently(request):
@@ -578,11 +573,16 @@ def wait_patiently(request):
     nothing more), then sleeps POLL_SLEEP_SECONDS between polls (W4 on 2 ranks of
     a busy 2-core machine: rank 0's CPU time per step stayed near the one-rank
     figure, against +1.7-3.8 ms spinning in MPI; BENCHMARKS.md, data parallel)."""
-    test, clock = request.Test, time.perf_counter
-    if test():
-        return
+    if not request.Test():
+        _wait_until(request.Test)
+
+
+def _wait_until(ready):
+    """Poll ``ready()`` until it is true: for SPIN_SECONDS at full speed, then sleeping
+    POLL_SLEEP_SECONDS between polls (the policy of ``wait_patiently``)."""
+    clock = time.perf_counter
     give_up = clock() + SPIN_SECONDS
-    while not test():
+    while not ready():
         if clock() > give_up:
             time.sleep(POLL_SLEEP_SECONDS)
 

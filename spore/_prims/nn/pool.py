@@ -128,12 +128,22 @@ def _max_pool_2x2(x):
     return y, won
 
 
-def _max_scatter_2x2(dy, won, input_shape):
+_NO_SUMS = np.empty(0, np.float64)
+
+
+def _max_scatter_2x2(dy, won, input_shape, y=None, sums=None):
+    """The compiled 2x2 scatter; with ``y``, masked by ReluGrad against it in the same
+    pass, and with ``sums`` (float64, per channel) the masked result's channel sums
+    added to them (MaxPoolScatterReluGrad: NOTE: [Conv epilogues])."""
     h, w = input_shape[2:]
     dx = (np.zeros if h % 2 or w % 2 else np.empty)(input_shape, dy.dtype)   # uncovered edge
     if dy.size:
-        _loops.max_scatter_2x2(np.ascontiguousarray(dy).reshape(-1),
-                               np.ascontiguousarray(won).reshape(-1), h, w, dx.reshape(-1))
+        flat = (np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(won).reshape(-1))
+        if y is None:
+            _loops.max_scatter_2x2(*flat, h, w, dx.reshape(-1))
+        else:
+            _loops.max_scatter_2x2_relu_grad(*flat, np.ascontiguousarray(y).reshape(-1), h, w,
+                                             dx.reshape(-1), _NO_SUMS if sums is None else sums)
     return dx
 
 
@@ -185,9 +195,6 @@ def _make_max_scatter(xp):
     return max_pool_scatter
 
 
-_NO_SUMS = np.empty(0, np.float64)
-
-
 def _make_max_scatter_relu_grad(xp):
     """MaxPoolScatter then ReluGrad against ``y`` (the ReLU output the pooling read), the
     pair a ReLU before a max pooling leaves in the backward pass (NOTE: [Conv
@@ -198,15 +205,8 @@ def _make_max_scatter_relu_grad(xp):
 
     def max_pool_scatter_relu_grad(dy, won, y, *, input_shape, kernel, stride, pads,
                                    dilation, sums=None):
-        if _native_2x2(xp, kernel, stride, pads, dilation, dy.dtype) \
-                and y.dtype == dy.dtype and dy.size:
-            h, w = input_shape[2:]
-            dx = (np.zeros if h % 2 or w % 2 else np.empty)(input_shape, dy.dtype)
-            _loops.max_scatter_2x2_relu_grad(
-                np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(won).reshape(-1),
-                np.ascontiguousarray(y).reshape(-1), h, w, dx.reshape(-1),
-                _NO_SUMS if sums is None else sums)
-            return dx
+        if _native_2x2(xp, kernel, stride, pads, dilation, dy.dtype) and y.dtype == dy.dtype:
+            return _max_scatter_2x2(dy, won, input_shape, y, sums)
         dx = scatter(dy, won, input_shape=input_shape, kernel=kernel, stride=stride,
                      pads=pads, dilation=dilation)
         dx = relu_grad(dx, y)
