@@ -199,7 +199,8 @@ def _merged_node(m, inner, exact):
 # (the same kernel module, shapes and dtypes, each the one reader of the previous one's
 # output, through the same operand, every other operand the same value) one node whose
 # kernel calls the group's kernel in a loop, from inside Numba, between two scratch
-# buffers, and writes the last result into the output. Each link runs the same BLAS
+# buffers (every link's product in one third one: no allocation per link), and writes
+# the last result into the output. Each link runs the same BLAS
 # call and loop on the same operands as before, so the values keep their bits (O0
 # merges them too). No state write or effect may sit between the links (they move to
 # the last one's place); a chain has at least MIN_CHAIN links.
@@ -277,15 +278,16 @@ def _chain_node(links, position):
 
 
 def _chain_function(sig, params, length, position):
-    """``chain_kernel``: ``gemm_kernel`` ``length`` times, link i + 1 reading link i's
-    result as operand ``position``, between two scratch buffers (NOTE: [GEMM chains])."""
+    """``chain_kernel``: ``gemm_into`` ``length`` times, link i + 1 reading link i's
+    result as operand ``position``, between two scratch buffers, every product into one
+    more (NOTE: [GEMM chains])."""
     ins, out = params[:-1], params[-1]
 
     def call(src, dst):
         args = list(ins)
         if src is not None:
             args[position] = src if position < 2 else f"{src}.ravel()"
-        return f"gemm_kernel({', '.join(args + [dst])})"
+        return f"gemm_into({', '.join(args + [dst])}, t)"
     last = "s0" if length % 2 == 0 else "s1"
     return "\n".join([
         "",
@@ -295,6 +297,7 @@ def _chain_function(sig, params, length, position):
         f"def chain_kernel({', '.join(params)}):",
         f"    s0 = np.empty_like({out})",
         f"    s1 = np.empty_like({out})",
+        f"    t = np.empty({out}.size, {out}.dtype)",
         f"    {call(None, 's0')}",
         f"    for i in range({length - 2}):",
         "        if i % 2 == 0:",
@@ -350,14 +353,19 @@ def _kernel_module(group):
         "    return T.Array(dtype, 2, 'C', readonly=True)",
         "",
         "",
-        f"@njit(T.void({', '.join(sig)}), cache=True, nogil=True,",
-        "      boundscheck=False, error_model='numpy')",
-        f"def gemm_kernel({', '.join(params)}):",
+        # the product goes to scratch ``t``: a chain's links share one (NOTE: [GEMM chains])
+        "@njit(cache=True, nogil=True, boundscheck=False, error_model='numpy')",
+        f"def gemm_into({', '.join(params)}, t):",
         f"    m, k, n = {m_expr}, {k_expr}, {n_expr}",
-        f"    t = np.empty(m * n, np.{dt})",
         f"    _gemm({_ROW_MAJOR}, {ta}, {tb}, m, n, k, np.{dt}(1.0), a.ctypes.data, a.shape[1], "
         f"b.ctypes.data, b.shape[1], np.{dt}(0.0), t.ctypes.data, n)",
         f"    kernel(0, t.size, {', '.join(call)})",
+        "",
+        "",
+        f"@njit(T.void({', '.join(sig)}), cache=True, nogil=True,",
+        "      boundscheck=False, error_model='numpy')",
+        f"def gemm_kernel({', '.join(params)}):",
+        f"    gemm_into({', '.join(params)}, np.empty({outs[0]}.size, np.{dt}))",
         "",
     ]
     return "\n".join(lines), sig, params

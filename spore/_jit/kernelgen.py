@@ -302,6 +302,11 @@ def kernel_source(group):
                 names[x] = f"u{next(counter)}"
                 body.append(f"        {names[x]} = {src}")
             return names[x]
+        span = _tanh_span(seg, pairs, in_index, out_index, buf_of, row_in)
+        if span is not None:                 # NOTE: [Tanh over spans] in approx.py
+            src, dst = (use(a) for a in span)
+            body.append(f"    tanh_span({src}[:m], {dst}[:m])  # Tanh")
+            seg = ()
         for n in seg:
             for x in n.inputs:
                 if isinstance(x, Value) and seg_of.get(x) != k:
@@ -332,7 +337,7 @@ def kernel_source(group):
             functions += [
                 "@njit(cache=True, nogil=True, boundscheck=False, error_model='numpy')",
                 f"def {by_text[text]}(m, {', '.join(f'q{i}' for i in range(len(used)))}):",
-                "    for j in range(m):",
+                *(() if span is not None else ("    for j in range(m):",)),
                 text, "", ""]
         calls.append(f"        {by_text[text]}(m, {', '.join(used)})")
     lines = [
@@ -342,7 +347,7 @@ def kernel_source(group):
         "import numpy as np",
         "from numba import njit, types as T",
         "from spore._jit.approx import exp_f32, tanh_f32, sigmoid_f32, erf_f32, "
-        "tanh_sigmoid_f32, maximum, minimum",
+        "tanh_sigmoid_f32, tanh_span, maximum, minimum",
         "",
         "",
         "def _ro(dtype):",
@@ -365,6 +370,28 @@ def kernel_source(group):
         "",
     ]
     return "\n".join(lines)
+
+
+def _tanh_span(seg, pairs, in_index, out_index, buf_of, row_in):
+    """(source, destination) array names where segment ``seg`` is one float32 ``Tanh``
+    of an array into one array: its loop is ``approx.tanh_span`` (NOTE: [Tanh over
+    spans]), the same bits. Else None."""
+    if len(seg) != 1 or seg[0] in pairs or seg[0].prim.name != "Tanh":
+        return None
+    n = seg[0]
+    x, w = n.inputs[0], n.outputs[0]
+    if not isinstance(x, Value) or scalar(x) or in_index.get(x) in row_in \
+            or _dtype_name(x.aval) != "float32" or _dtype_name(w.aval) != "float32":
+        return None
+    if x in in_index:
+        src = f"t{in_index[x]}"
+    elif x in out_index:
+        src = f"p{out_index[x]}"
+    else:
+        src = f"b{buf_of[x]}"
+    dests = [f"p{out_index[w]}"] if w in out_index else []
+    dests += [f"b{buf_of[w]}"] if w in buf_of else []
+    return (src, dests[0]) if len(dests) == 1 else None
 
 
 def _reduction_kind(node):

@@ -53,13 +53,14 @@ _F32 = np.dtype(np.float32)
 
 # the approximations, bound by _bind() before the first compilation (importing them
 # imports Numba, which ``import spore`` must not)
-tanh_f32 = exp_f32 = sigmoid_f32 = erf_f32 = exp64 = _row_stats = None
+tanh_span = tanh_span_inplace = exp_f32 = sigmoid_f32 = erf_f32 = exp64 = _row_stats = None
 
 
 def _bind():
     approx = _native.approximations()
     import numba
-    globals().update(tanh_f32=approx.tanh_f32, exp_f32=approx.exp_f32,
+    globals().update(tanh_span=approx.tanh_span, tanh_span_inplace=approx.tanh_span_inplace,
+                     exp_f32=approx.exp_f32,
                      sigmoid_f32=approx.sigmoid_f32, erf_f32=approx.erf_f32,
                      exp64=approx.exp64,
                      _row_stats=numba.njit(cache=True, nogil=True, error_model="numpy",
@@ -71,9 +72,9 @@ _LOOP = dict(signature="float32[::1], float32[::1]", nogil=True, dtypes=(_F32,),
 
 @jit(**_LOOP)
 def tanh_loop(x, out):
-    """out = tanh(x), elementwise over flat float32 arrays (``out`` may be ``x``)."""
-    for i in range(x.size):
-        out[i] = tanh_f32(x[i])
+    """out = tanh(x), elementwise over flat float32 arrays (``out`` may be ``x``), span
+    by span (NOTE: [Tanh over spans] in spore/_jit/approx.py)."""
+    tanh_span(x, out)
 
 
 @jit(**_LOOP)
@@ -107,8 +108,7 @@ _LOOP1 = dict(_LOOP, signature="float32[::1]")
 
 @jit(**_LOOP1)
 def tanh_inplace(x):
-    for i in range(x.size):
-        x[i] = tanh_f32(x[i])
+    tanh_span_inplace(x)
 
 
 @jit(**_LOOP1)

@@ -195,3 +195,86 @@ def test_the_float32_approximations_vectorise_in_float32(name):
     assert lanes and max(lanes) >= 4, lanes
     assert not re.search(r"<\d+ x double>", llvm)
     assert not re.search(r"call \w+ @_ZN5spore4_jit6approx", llvm)     # inlined
+
+
+def span_inputs():
+    """Spans of SPAN elements that take the polynomial alone, the exponential form alone
+    (NaN and infinities among them) or both, and lengths that end inside a span."""
+    from spore._jit.approx import SPAN
+    rng = np.random.default_rng(7)
+    small = (rng.standard_normal(3 * SPAN) * 0.1).astype(np.float32)
+    large = (np.where(rng.random(3 * SPAN) < 0.5, -1, 1)
+             * (0.625 + rng.random(3 * SPAN) * 20)).astype(np.float32)
+    mixed = (rng.standard_normal(3 * SPAN) * 2).astype(np.float32)
+    edges = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 0.625, -0.625,
+                      0.62499994, -0.62499994, 1e-45, -1e-45, 9.5, 1e30], np.float32)
+    nan = np.full(SPAN, np.nan, np.float32)
+    return np.concatenate([small[:SPAN], large[:SPAN], mixed, nan, small, edges, large,
+                           small[:3]])
+
+
+def evaluate_span(x, inplace):
+    from numba import njit
+    from spore._jit.approx import tanh_span, tanh_span_inplace
+
+    @njit(nogil=True, boundscheck=False)
+    def two(x, out):
+        tanh_span(x, out)
+
+    @njit(nogil=True, boundscheck=False)
+    def one(x):
+        tanh_span_inplace(x)
+    if inplace:
+        out = x.copy()
+        one(out)
+    else:
+        out = np.empty_like(x)
+        two(x, out)
+    return out
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_tanh_over_spans_gives_the_bits_of_tanh_f32(inplace):
+    # NOTE: [Tanh over spans]: whichever path a span takes, each lane's bits are tanh_f32's
+    from spore._jit.approx import SPAN
+    x = span_inputs()
+    for start, stop in [(0, x.size), (100, x.size), (0, 0), (0, 1), (0, SPAN - 1),
+                        (0, SPAN), (0, SPAN + 1), (SPAN + 7, 3 * SPAN + 2)]:
+        part = x[start:stop]
+        got, want = evaluate_span(part, inplace), evaluate("tanh", part)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_tanh_spans_take_the_cheaper_form_where_every_lane_allows():
+    from numba import njit
+    from spore._jit.approx import SPAN, _span_kind
+
+    @njit
+    def kind(x):
+        return _span_kind(x)
+    x = span_inputs()
+    assert kind(x[:SPAN]) == 1                        # all below |x| = 0.625
+    assert kind(x[SPAN:2 * SPAN]) == 2                # none below
+    assert kind(x[2 * SPAN:3 * SPAN]) == 0            # both
+    assert kind(np.full(SPAN, np.nan, np.float32)) == 2   # NaN: the exponential form
+    assert kind(np.array([0.62499994], np.float32)) == 1
+    assert kind(np.array([0.625], np.float32)) == 2
+
+
+def test_tanh_spans_vectorise_in_float32():
+    import re
+    from numba import njit
+    from spore._jit.approx import tanh_span, tanh_span_inplace
+
+    @njit(nogil=True, boundscheck=False, error_model="numpy")
+    def both(x, out):
+        tanh_span(x, out)
+        tanh_span_inplace(out)
+
+    x = np.linspace(-5, 5, 1000, dtype=np.float32)
+    both(x, np.empty_like(x))
+    llvm = "\n".join(both.inspect_llvm().values())
+    lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
+    assert lanes and max(lanes) >= 4, lanes
+    assert not re.search(r"<\d+ x double>", llvm)
+    assert not re.search(r"call \w+ @_ZN5spore4_jit6approx", llvm)     # inlined

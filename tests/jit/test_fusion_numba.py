@@ -442,3 +442,22 @@ def test_the_vit_step_compiles_few_distinct_kernels_and_matches_o0():
     sources = {kernelgen.kernel_source(g) for g in groups(f1)}
     assert len(sources) <= 15        # today 0: its elementwise ops sit between opaque
                                      # kernels or broadcast (no fused epilogues yet)
+
+
+def test_a_segment_of_one_tanh_runs_span_by_span_with_the_unfused_bits():
+    # NOTE: [Tanh over spans]: the tanh after the exponential is a segment of its own
+    # (one op of an array into an output): tanh_span, the bits of the unfused graph
+    rng = np.random.default_rng(11)
+    x = Tensor(np.concatenate([rng.standard_normal(3000) * 0.05 - 4.0,   # tanh's input small
+                               rng.standard_normal(3000) * 3,             # mixed and large
+                               np.full(500, np.nan)]).astype(np.float32))
+
+    def fn(v):
+        return ops.tanh(ops.exp(v) * 0.5 - 0.01)
+    f1 = ms.jit(fn, jit_level="O1")
+    want = ms.jit(fn, jit_level="O0")(x).asnumpy()
+    assert f1(x).asnumpy().view(np.uint32).tobytes() == want.view(np.uint32).tobytes()
+    (group,) = groups(f1)
+    calls = [line.strip() for line in kernelgen.kernel_source(group).splitlines()
+             if line.strip().startswith("tanh_span(")]
+    assert calls == ["tanh_span(q0[:m], q1[:m])  # Tanh"]

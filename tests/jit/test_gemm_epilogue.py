@@ -51,6 +51,18 @@ def test_w1a_chain_is_one_call_with_pynative_bits(level):
     np.testing.assert_array_equal(f(y, x).asnumpy(), rigid(y, x).asnumpy())   # new inputs
 
 
+@pytest.mark.parametrize("scale", [0.05, 0.3, 2.0])
+def test_w1a_chain_keeps_pynative_bits_whichever_form_its_tanh_spans_take(scale):
+    # NOTE: [Tanh over spans]: at scale 0.05 every span of products takes the
+    # polynomial alone; larger scales mix the forms
+    x, y = data((32, 32), (32, 32), seed=3, scale=scale)
+    f = ms.jit(lambda z, y: rigid(z, y, n=6), jit_level="O0")
+    np.testing.assert_array_equal(f(x, y).asnumpy(), rigid(x, y, n=6).asnumpy())
+    (group,) = merged(f)
+    assert group.chain == (6, 0)
+    assert "    tanh_span(q0[:m], q1[:m])" in kernelgen.kernel_source(group.epilogue)
+
+
 @pytest.mark.parametrize("shapes", [((16, 1), (1, 16)), ((33, 17), (17, 65)),
                                     ((100, 300), (300, 50)), ((70, 64), (64, 5))])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
