@@ -22,6 +22,9 @@ on all 2^32 inputs (last run: exp and tanh max 1 ulp, sigmoid max 2).
 * ``tanh``: odd polynomial ``a + a^3 P(a^2)`` (degree-5 fit in ``a^2``) for
   ``a = |x| < 0.625``, else ``1 - 2 / (e^2a + 1)`` with ``e^2a + 1`` from the parts of
   the exponential by one FMA; the sign (of zero too) copied from ``x``.
+* ``tanh_span``: tanh over an array, each span of SPAN elements with one form alone
+  where all its lanes take it (NOTE: [Tanh over spans]; the loops of
+  spore/_prims/vecmath.py and a fused segment of one tanh call it).
 * ``tanh_sigmoid``: both of one value from one ``e^|x|`` (``e^2|x| = 2^2k (1 + s)^2``);
   fused groups computing both, such as W2's chain, call it once.
 * ``erf``: its Taylor series for ``|x| < 1``, ``1 - e^(-x^2) Q(x)`` above, ``Q`` a
