@@ -178,7 +178,6 @@ def test_the_float32_approximations_vectorise_in_float32(name):
     """A loop over one of them compiles to vectors of float32 (8 lanes on AVX2), with no
     float64 vector arithmetic and no call left in the loop (NOTE: [Vectorisable
     approximations])."""
-    import re
     from numba import njit
     from spore._jit import approx
     fn = getattr(approx, name + "_f32")
@@ -188,7 +187,14 @@ def test_the_float32_approximations_vectorise_in_float32(name):
         for i in range(x.size):
             out[i] = fn(x[i])[0] if name == "tanh_sigmoid" else fn(x[i])
 
-    x = np.linspace(-5, 5, 256, dtype=np.float32)
+    assert_vectorised_in_float32(loop, 256)
+
+
+def assert_vectorised_in_float32(loop, n):
+    """``loop(x, out)`` over ``n`` float32 elements compiles to float32 vectors, with no
+    float64 vector arithmetic and no call into approx.py left."""
+    import re
+    x = np.linspace(-5, 5, n, dtype=np.float32)
     loop(x, np.empty_like(x))
     llvm = "\n".join(loop.inspect_llvm().values())
     lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
@@ -262,7 +268,6 @@ def test_tanh_spans_take_the_cheaper_form_where_every_lane_allows():
 
 
 def test_tanh_spans_vectorise_in_float32():
-    import re
     from numba import njit
     from spore._jit.approx import tanh_span, tanh_span_inplace
 
@@ -271,10 +276,4 @@ def test_tanh_spans_vectorise_in_float32():
         tanh_span(x, out)
         tanh_span_inplace(out)
 
-    x = np.linspace(-5, 5, 1000, dtype=np.float32)
-    both(x, np.empty_like(x))
-    llvm = "\n".join(both.inspect_llvm().values())
-    lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
-    assert lanes and max(lanes) >= 4, lanes
-    assert not re.search(r"<\d+ x double>", llvm)
-    assert not re.search(r"call \w+ @_ZN5spore4_jit6approx", llvm)     # inlined
+    assert_vectorised_in_float32(both, 1000)
