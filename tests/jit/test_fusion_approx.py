@@ -190,17 +190,19 @@ def test_the_float32_approximations_vectorise_in_float32(name):
     assert_vectorised_in_float32(loop, 256)
 
 
-def assert_vectorised_in_float32(loop, n):
-    """``loop(x, out)`` over ``n`` float32 elements compiles to float32 vectors, with no
-    float64 vector arithmetic and no call into approx.py left."""
+def assert_vectorised_in_float32(loop, n, inplace=False):
+    """``loop(x, out)`` (``loop(x)`` in place) over ``n`` float32 elements compiles to
+    float32 vectors, with no float64 vector arithmetic and no call into approx.py left."""
     import re
     x = np.linspace(-5, 5, n, dtype=np.float32)
-    loop(x, np.empty_like(x))
+    loop(x) if inplace else loop(x, np.empty_like(x))
     llvm = "\n".join(loop.inspect_llvm().values())
     lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
     assert lanes and max(lanes) >= 4, lanes
     assert not re.search(r"<\d+ x double>", llvm)
-    assert not re.search(r"call \w+ @_ZN5spore4_jit6approx", llvm)     # inlined
+    called = re.findall(r"call \w+ @_ZN5spore4_jit6approx(\d+)(\w+)", llvm)
+    called = {name[:int(length)] for length, name in called}      # mangled: length, name
+    assert called <= {loop.__name__}, called     # inlined (a wrapper calls the loop)
 
 
 def span_inputs():
@@ -251,29 +253,55 @@ def test_tanh_over_spans_gives_the_bits_of_tanh_f32(inplace):
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
-def test_tanh_spans_take_the_cheaper_form_where_every_lane_allows():
+def test_tanh_spans_of_small_values_take_the_polynomial_alone():
     from numba import njit
-    from spore._jit.approx import SPAN, _span_kind
+    from spore._jit.approx import MAX_SKIP, SPAN, _all_small, _next_span
 
     @njit
-    def kind(x):
-        return _span_kind(x)
+    def small(x):
+        return _all_small(x, 0, x.size)
+
+    @njit
+    def plan(x, spans):
+        """For each of ``spans`` equal spans of ``x``: (checked, polynomial alone)."""
+        got, skip, wait = [], 0, 0
+        for i in range(spans):
+            checked = skip == 0
+            alone, skip, wait = _next_span(x, i * SPAN, (i + 1) * SPAN, skip, wait)
+            got.append((checked, alone))
+        return got
     x = span_inputs()
-    assert kind(x[:SPAN]) == 1                        # all below |x| = 0.625
-    assert kind(x[SPAN:2 * SPAN]) == 2                # none below
-    assert kind(x[2 * SPAN:3 * SPAN]) == 0            # both
-    assert kind(np.full(SPAN, np.nan, np.float32)) == 2   # NaN: the exponential form
-    assert kind(np.array([0.62499994], np.float32)) == 1
-    assert kind(np.array([0.625], np.float32)) == 2
+    assert small(x[:SPAN]) and not small(x[SPAN:2 * SPAN])
+    assert not small(x[2 * SPAN:3 * SPAN])                       # mixed
+    assert not small(np.full(SPAN, np.nan, np.float32))
+    assert small(np.array([0.62499994, -0.62499994, -0.0], np.float32))
+    assert not small(np.array([0.0, 0.625], np.float32))
+    assert small(np.array([], np.float32))
+    # after a span that needs both forms the next 1, 2, 4, then MAX_SKIP spans run
+    # both without a check; a small span found by a check resets that
+    tiny = np.zeros(40 * SPAN, np.float32)
+    assert plan(tiny, 40) == [(True, True)] * 40
+    mixed = (np.arange(40 * SPAN) % 2).astype(np.float32)
+    got = plan(mixed, 40)
+    assert not any(alone for _, alone in got)
+    assert [i for i, (checked, _) in enumerate(got) if checked] == [0, 2, 5, 10, 19, 28, 37]
+    tiny[:3 * SPAN] = 1.0                                        # three large spans first
+    assert [alone for _, alone in plan(tiny, 12)] == [False] * 5 + [True] * 7
+    assert MAX_SKIP == 8
 
 
 def test_tanh_spans_vectorise_in_float32():
+    # the check and the four span loops (the loops are functions of their own: NOTE:
+    # [Tanh over spans])
     from numba import njit
-    from spore._jit.approx import tanh_span, tanh_span_inplace
+    from spore._jit import approx
 
     @njit(nogil=True, boundscheck=False, error_model="numpy")
-    def both(x, out):
-        tanh_span(x, out)
-        tanh_span_inplace(out)
+    def check(x, out):
+        out[0] = approx._all_small(x, 0, x.size)
 
-    assert_vectorised_in_float32(both, 1000)
+    assert_vectorised_in_float32(check, 1000)
+    for loop in (approx._small_into, approx._tanh_into):
+        assert_vectorised_in_float32(loop, 1000)
+    for loop in (approx._small_inplace, approx._tanh_inplace):
+        assert_vectorised_in_float32(loop, 1000, inplace=True)
