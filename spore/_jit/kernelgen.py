@@ -294,11 +294,7 @@ def kernel_source(group):
                     if scalar(x) or i in row_in:
                         names[x] = use(f"a{i}")
                         return names[x]
-                    src = f"{use(f't{i}')}[j]"
-                elif x in out_index:
-                    src = f"{use(f'p{out_index[x]}')}[j]"
-                else:
-                    src = f"{use(f'b{buf_of[x]}')}[j]"
+                src = f"{use(_tile_array(x, in_index, out_index, buf_of))}[j]"
                 names[x] = f"u{next(counter)}"
                 body.append(f"        {names[x]} = {src}")
             return names[x]
@@ -383,15 +379,21 @@ def _tanh_span(seg, pairs, in_index, out_index, buf_of, row_in):
     if not isinstance(x, Value) or scalar(x) or in_index.get(x) in row_in \
             or _dtype_name(x.aval) != "float32" or _dtype_name(w.aval) != "float32":
         return None
-    if x in in_index:
-        src = f"t{in_index[x]}"
-    elif x in out_index:
-        src = f"p{out_index[x]}"
-    else:
-        src = f"b{buf_of[x]}"
     dests = [f"p{out_index[w]}"] if w in out_index else []
     dests += [f"b{buf_of[w]}"] if w in buf_of else []
-    return (src, dests[0]) if len(dests) == 1 else None
+    if len(dests) != 1:
+        return None
+    return _tile_array(x, in_index, out_index, buf_of), dests[0]
+
+
+def _tile_array(x, in_index, out_index, buf_of):
+    """The kernel's name for the tile of array value ``x``: an input's view ``t``, an
+    output's ``p`` (read back after its segment) or a tile buffer ``b``."""
+    if x in in_index:
+        return f"t{in_index[x]}"
+    if x in out_index:
+        return f"p{out_index[x]}"
+    return f"b{buf_of[x]}"
 
 
 def _reduction_kind(node):
