@@ -232,10 +232,11 @@ def tanh_f32(x):
 # iterates tanh(z @ y) towards 0). tanh_span therefore checks each span of SPAN
 # elements (one vectorised pass, an OR of "|x| >= 0.625 or NaN" in int32 lanes) and
 # runs a span of small values with the polynomial alone: the same operations per lane as
-# tanh_f32's, so the same bits, in 0.46x the time (0.6x for W1a's 1,024 elements).
-# (Spans of large values gain nothing from skipping the polynomial: the exponential
-# form is the cost.) After a mixed span the next spans skip the check, 1, 2, 4, then 8
-# at a time, so mixed arrays pay ~2.5% for it. The span loops are functions of their own:
+# tanh_f32's, so the same bits, in 0.41-0.46x the time (0.6-0.7x for W1a's 1,024
+# elements). (Spans of large values gain nothing from skipping the polynomial: the
+# exponential form is the cost.) After a mixed span the next spans skip the check, 1, 2,
+# 4, then 8 at a time, so mixed arrays pay ~3-5% for it. In place (``out`` is ``x``)
+# the whole array is one span. The span loops are functions of their own:
 # inlined into the loop over spans, LLVM hoists their constants out of it and spills
 # them (40% slower).
 SPAN = 1024
@@ -290,8 +291,17 @@ def _tanh_inplace(x):
 @njit(inline="always", **_OPTS)
 def tanh_span(x, out):
     """out[:] = tanh_f32(x[:]) over 1-D float32 arrays of one size (NOTE: [Tanh over
-    spans]); ``out`` must not be ``x`` (tanh_span_inplace: LLVM vectorises a loop over
-    two arrays only after a run-time overlap check, which ``x`` itself fails)."""
+    spans]). ``out`` may be ``x``: one-array loops then run, over the whole array as one
+    span (LLVM vectorises a loop over two arrays only after a run-time overlap check,
+    which ``x`` itself fails: NOTE: [In-place loops] in spore/_prims/vecmath.py)."""
+    if x.ctypes.data == out.ctypes.data:
+        # one check and one loop for the whole array: LLVM inlines the one-array loops,
+        # and inlined into the loop over spans they run 30% slower on mixed data
+        if _all_small(x, 0, x.size):
+            _small_inplace(out)
+        else:
+            _tanh_inplace(out)
+        return
     skip = wait = 0
     for s in range(0, x.size, SPAN):
         e = min(s + SPAN, x.size)
@@ -300,20 +310,6 @@ def tanh_span(x, out):
             _small_into(x[s:e], out[s:e])
         else:
             _tanh_into(x[s:e], out[s:e])
-
-
-@njit(inline="always", **_OPTS)
-def tanh_span_inplace(x):
-    """x[:] = tanh_f32(x[:]), one array (NOTE: [In-place loops] in
-    spore/_prims/vecmath.py)."""
-    skip = wait = 0
-    for s in range(0, x.size, SPAN):
-        e = min(s + SPAN, x.size)
-        small, skip, wait = _next_span(x, s, e, skip, wait)
-        if small:
-            _small_inplace(x[s:e])
-        else:
-            _tanh_inplace(x[s:e])
 
 
 @njit(inline="always", **_OPTS)

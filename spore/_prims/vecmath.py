@@ -53,14 +53,13 @@ _F32 = np.dtype(np.float32)
 
 # the approximations, bound by _bind() before the first compilation (importing them
 # imports Numba, which ``import spore`` must not)
-tanh_span = tanh_span_inplace = exp_f32 = sigmoid_f32 = erf_f32 = exp64 = _row_stats = None
+tanh_span = exp_f32 = sigmoid_f32 = erf_f32 = exp64 = _row_stats = None
 
 
 def _bind():
     approx = _native.approximations()
     import numba
-    globals().update(tanh_span=approx.tanh_span, tanh_span_inplace=approx.tanh_span_inplace,
-                     exp_f32=approx.exp_f32,
+    globals().update(tanh_span=approx.tanh_span, exp_f32=approx.exp_f32,
                      sigmoid_f32=approx.sigmoid_f32, erf_f32=approx.erf_f32,
                      exp64=approx.exp64,
                      _row_stats=numba.njit(cache=True, nogil=True, error_model="numpy",
@@ -108,7 +107,7 @@ _LOOP1 = dict(_LOOP, signature="float32[::1]")
 
 @jit(**_LOOP1)
 def tanh_inplace(x):
-    tanh_span_inplace(x)
+    tanh_span(x, x)
 
 
 @jit(**_LOOP1)

@@ -223,21 +223,13 @@ def span_inputs():
 
 def evaluate_span(x, inplace):
     from numba import njit
-    from spore._jit.approx import tanh_span, tanh_span_inplace
+    from spore._jit.approx import tanh_span
 
     @njit(nogil=True, boundscheck=False)
-    def two(x, out):
+    def run(x, out):
         tanh_span(x, out)
-
-    @njit(nogil=True, boundscheck=False)
-    def one(x):
-        tanh_span_inplace(x)
-    if inplace:
-        out = x.copy()
-        one(out)
-    else:
-        out = np.empty_like(x)
-        two(x, out)
+    out = x.copy() if inplace else np.empty_like(x)
+    run(out if inplace else x, out)
     return out
 
 
