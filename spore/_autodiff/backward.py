@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from .._prims.math import add_p
+from . import slice_sums
 
 
 class MissingGradRule(NotImplementedError):
@@ -68,14 +69,15 @@ def backward(records, seeds, ready=None):
     see NOTE: [Gradient-ready hooks].
     """
     ct = dict(seeds)
+    sums = slice_sums.SliceSums() if slice_sums.applies() else None
     if ready is not None:
-        return _backward_reporting(records, ct, *ready)
+        return _backward_reporting(records, ct, sums, *ready)
     for rec in reversed(records):
-        _step(rec, ct)
+        _step(rec, ct, sums)
     return ct
 
 
-def _backward_reporting(records, ct, ids, fn):
+def _backward_reporting(records, ct, sums, ids, fn):
     """``backward`` calling ``fn(k, ct[ids[k]])`` as each of ``ids`` becomes final."""
     watched = {vid: k for k, vid in enumerate(ids) if vid is not None}
     final_at = {}                       # record index -> positions final after it
@@ -89,14 +91,15 @@ def _backward_reporting(records, ct, ids, fn):
         if vid is None or vid not in first_use:
             fn(k, None)
     for i in range(len(records) - 1, -1, -1):
-        _step(records[i], ct)
+        _step(records[i], ct, sums)
         for k in final_at.get(i, ()):
             fn(k, ct.get(ids[k]))
     return ct
 
 
-def _step(rec, ct):
-    """Run one record's gradient rule, adding its input cotangents into ``ct``."""
+def _step(rec, ct, sums=None):
+    """Run one record's gradient rule, adding its input cotangents into ``ct``; with
+    ``sums``, slice gradients add in place (NOTE: [Slice gradients in place])."""
     pop = ct.pop
     out_ids = rec.out_ids
     if len(out_ids) == 1:
@@ -108,6 +111,10 @@ def _step(rec, ct):
         if all(d is None for d in dout):
             return
     prim = rec.prim
+    sliced = sums is not None and prim.name == "Getitem" and len(out_ids) == 1
+    if sliced and rec.in_ids[0] is not None \
+            and sums.add(rec.in_ids[0], rec.attrs["spec"], dout, ct):
+        return
     rule = prim.grad
     if rule is None:
         raise MissingGradRule(
@@ -129,7 +136,12 @@ def _step(rec, ct):
     if len(gins) != len(in_ids):
         raise RuntimeError(f"gradient rule of '{prim.name}' returned {len(gins)} "
                            f"cotangents for {len(in_ids)} inputs")
-    for vid, g in zip(in_ids, gins):
+    for pos, (vid, g) in enumerate(zip(in_ids, gins)):
         if vid is not None and g is not None:
             prev = ct.get(vid)
-            ct[vid] = g if prev is None else _add(prev, g)
+            if prev is None:
+                ct[vid] = g
+                if sliced and pos == 0:
+                    sums.take_first(vid, rec.attrs["spec"], g)
+            else:
+                ct[vid] = _add(prev, g)

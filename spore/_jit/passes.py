@@ -187,12 +187,18 @@ def stack_slice_grads(graph):
     return _stack_slice_grads(graph)
 
 
+def stack_slice_grads_exact(graph):
+    from .slice_grads import stack_slice_grads as _stack_slice_grads
+    return _stack_slice_grads(graph, exact=True)
+
+
 PIPELINES["O1"] = PIPELINES["O0"] + (("stack_slice_grads", stack_slice_grads),
                                      ("conv_epilogues", conv_epilogues),
                                      ("fuse_elementwise", fuse),
                                      ("gemm_epilogues", gemm_epilogues),
                                      ("gemm_chains", gemm_chains))
-PIPELINES["O0"] += (("gemm_epilogues", gemm_epilogues_exact), ("gemm_chains", gemm_chains))
+PIPELINES["O0"] += (("stack_slice_grads", stack_slice_grads_exact),
+                    ("gemm_epilogues", gemm_epilogues_exact), ("gemm_chains", gemm_chains))
 PIPELINES["O2"] = PIPELINES["O1"]
 
 

@@ -10,19 +10,24 @@ Where the summed slices are ``0 .. n-1`` of the first axis (a slice read twice a
 two gradients first) and nothing else reads the pieces, the sum is the slices'
 gradients stacked (a ``Concat`` of them with a leading axis of one). Each element is then its one gradient instead of that gradient
 plus zeros, which is the same number except that ``-0.0`` stays ``-0.0`` (``0.0 +
--0.0`` is ``0.0``): so only O1, whose results may differ from O0's within rounding,
-runs this pass.
+-0.0`` is ``0.0``). O1, whose results may differ from O0's within rounding, stacks.
+O0 must give PyNative's bits, so there (``exact``) each slice must have exactly one
+gradient (no reordered additions) and the stack gets one ``+ 0.0`` in place, which turns
+``-0.0`` into ``0.0`` as the additions of zeros did: one pass instead of three fills and
+two additions (PyNative adds the slices in place to the same effect, NOTE: [Slice
+gradients in place] in spore/_autodiff/slice_sums.py).
 """
 from __future__ import annotations
 
 from .._core.aval import ShapedArray
 from .._prims.array import concat_p, reshape_p
+from .._prims.math import add_p
 from .ir import Node, Value, readers
 
 
-def stack_slice_grads(graph):
+def stack_slice_grads(graph, exact=False):
     """Replace each sum of whole-axis slice gradients by their stack (NOTE: [Slice
-    gradients as a stack])."""
+    gradients as a stack]); ``exact``: with the sum's bits (O0)."""
     nodes = graph.nodes
     users = readers(nodes)
     made_at = {v: k for k, n in enumerate(nodes) for v in n.outputs}
@@ -39,7 +44,9 @@ def stack_slice_grads(graph):
         shape = tuple(root.outputs[0].aval.shape)
         if not shape or sorted(leaves) != list(range(shape[0])) or shape[0] < 2:
             continue
-        replaced[k] = _stack([leaves[i] for i in range(shape[0])], root)
+        if exact and any(len(terms) != 1 for terms in leaves.values()):
+            continue
+        replaced[k] = _stack([leaves[i] for i in range(shape[0])], root, exact)
         dropped.update(inner)
     if not replaced:
         return graph, False
@@ -89,10 +96,10 @@ def _collect(node, nodes, made_at, keep, leaves, inner, reads, top=False):
     return True
 
 
-def _stack(grads, root):
+def _stack(grads, root, exact=False):
     """Each slice's gradients added (in the tree's order) and reshaped to a leading axis
     of one, then one Concat into the root's own output value (its readers keep reading
-    it)."""
+    it); ``exact``: the Concat into a new value, then ``+ 0.0`` into the root's."""
     out = root.outputs[0]
     parts, made = [], []
     for terms in grads:
@@ -109,6 +116,13 @@ def _stack(grads, root):
         v.node = node
         parts.append(v)
         made.append(node)
-    cat = Node(concat_p, tuple(parts), {"axis": 0}, (out,), (), root.loc)
-    out.node = cat
-    return made + [cat]
+    if not exact:
+        cat = Node(concat_p, tuple(parts), {"axis": 0}, (out,), (), root.loc)
+        out.node = cat
+        return made + [cat]
+    stacked = Value(ShapedArray(out.aval.shape, out.aval.dtype))
+    cat = Node(concat_p, tuple(parts), {"axis": 0}, (stacked,), (), root.loc)
+    stacked.node = cat
+    plus = Node(add_p, (stacked, 0.0), {}, (out,), (), root.loc)
+    out.node = plus
+    return made + [cat, plus]

@@ -159,7 +159,7 @@ def test_save_graphs_writes_one_file_per_pass_and_a_dot(tmp_path):
     f(_t(3))
     files = sorted(os.listdir(tmp_path))
     irs = [n for n in files if n.endswith(".ir")]
-    assert [n.split("_")[0] for n in irs] == ["00", "01", "02", "03", "04", "05"]
+    assert [n.split("_")[0] for n in irs] == ["00", "01", "02", "03", "04", "05", "06"]
     assert any("capture" in n for n in irs) and any("cse" in n for n in irs)
     assert any(n.endswith(".dot") for n in files)
     text = (tmp_path / [n for n in irs if "capture" in n][0]).read_text()

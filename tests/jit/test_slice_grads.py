@@ -1,5 +1,6 @@
 """At O1 the gradients of ``x[0], x[1], ...`` summed back into ``x``'s gradient become one
-stack of them (NOTE: [Slice gradients as a stack] in spore/_jit/slice_grads.py)."""
+stack of them; at O0 a stack plus ``0.0`` where each slice has one gradient, with
+PyNative's bits (NOTE: [Slice gradients as a stack] in spore/_jit/slice_grads.py)."""
 import numpy as np
 import pytest
 
@@ -27,9 +28,9 @@ def test_unpacked_slices_differentiate_into_one_stack_at_o1():
     o1 = ms.jit(g, jit_level="O1")
     np.testing.assert_allclose(o1(x).asnumpy(), want, rtol=1e-6, atol=1e-6)
     assert "GetitemGrad" not in prims(o1) and "Concat" in prims(o1)
-    o0 = ms.jit(g, jit_level="O0")               # O0 keeps the sum (PyNative's bits)
+    o0 = ms.jit(g, jit_level="O0")               # O0: PyNative's bits
     np.testing.assert_array_equal(o0(x).asnumpy(), want)
-    assert prims(o0).count("GetitemGrad") == 3
+    assert "GetitemGrad" not in prims(o0) and "Concat" in prims(o0)
     y = data((3, 2, 5, 4), seed=2)              # the compiled stack serves new inputs
     np.testing.assert_allclose(o1(y).asnumpy(), g(y).asnumpy(), rtol=1e-6, atol=1e-6)
 
@@ -46,6 +47,19 @@ def test_only_a_sum_covering_the_axis_once_becomes_a_stack(fn, stacked):
     o1 = ms.jit(g, jit_level="O1")
     np.testing.assert_allclose(o1(x).asnumpy(), g(x).asnumpy(), rtol=1e-6, atol=1e-6)
     assert ("GetitemGrad" not in prims(o1)) == stacked
+
+
+@pytest.mark.parametrize("fn, stacked", [
+    (lambda x: (x[0] * x[1] * x[2]).sum(), True),
+    (lambda x: (x[0] * x[1]).sum(), False),                     # x[2] not used: zeros
+    (lambda x: (x[0] * 2.0 + x[0] * x[1] + x[2]).sum(), False),  # x[0] twice: reordered
+])
+def test_o0_stacks_only_one_gradient_per_slice_with_pynative_bits(fn, stacked):
+    x = data((3, 4, 6), seed=5)
+    g = ops.grad(fn)
+    o0 = ms.jit(g, jit_level="O0")
+    np.testing.assert_array_equal(o0(x).asnumpy(), g(x).asnumpy())
+    assert ("GetitemGrad" not in prims(o0)) == stacked
 
 
 def test_a_piece_read_elsewhere_keeps_the_sum():
@@ -68,3 +82,12 @@ def test_negative_zero_gradients_keep_their_sign_at_o1():
     assert np.signbit(got[0]).all()              # -0.0: the slice's gradient as it is
     assert not np.signbit(g(x).asnumpy()[0]).any()   # PyNative: 0.0 + -0.0 is 0.0
     np.testing.assert_array_equal(got, g(x).asnumpy())
+
+
+def test_negative_zero_gradients_become_zero_at_o0_as_in_pynative():
+    x = Tensor(np.array([[1.0, -2.0], [0.0, 3.0]], np.float32))
+    g = ops.grad(lambda x: (x[0] * -0.0 + x[1] * np.float32(np.nan)).sum())
+    got = ms.jit(g, jit_level="O0")(x).asnumpy()
+    assert "GetitemGrad" not in prims(ms.jit(g, jit_level="O0"))
+    assert not np.signbit(got[0]).any() and np.isnan(got[1]).all()
+    np.testing.assert_array_equal(got.view(np.uint32), g(x).asnumpy().view(np.uint32))
