@@ -149,13 +149,25 @@ def _exp_parts(y):
     """``(k, s)`` with ``e^y = 2^k (1 + s)`` for float32 ``y`` in [-104, 89]: ``k`` an
     integral float32, ``|s| <= 0.42`` (Cody-Waite: ``r = y - k ln2`` exact to the last
     rounding through the split ln 2 and FMA, then ``s = r + r^2 Q(r)``)."""
+    k, r = _exp_reduce(y)
+    return k, _expm1_reduced(r)
+
+
+@njit(inline="always", **_OPTS)
+def _exp_reduce(y):
+    """``(k, r)``: ``k = round(y / ln2)`` (an integral float32) and ``r = y - k ln2``."""
     t = _fma(y, _LOG2E32, _MAGIC32)
     k = t - _MAGIC32                                     # round(y / ln2), exactly
     r = _fma(k, -_LN2_HI32, y)
-    r = _fma(k, -_LN2_LO32, r)
+    return k, _fma(k, -_LN2_LO32, r)
+
+
+@njit(inline="always", **_OPTS)
+def _expm1_reduced(r):
+    """``e^r - 1`` for ``|r| <= ln2/2`` (a little beyond): ``r + r^2 Q(r)``."""
     q = _fma(_fma(_fma(_fma(_EXP_Q[4], r, _EXP_Q[3]), r, _EXP_Q[2]), r, _EXP_Q[1]),
              r, _EXP_Q[0])
-    return k, _fma(r * r, q, r)
+    return _fma(r * r, q, r)
 
 
 @njit(inline="always", **_OPTS)
@@ -206,6 +218,33 @@ def exp_f32(x):
     y = _EXP_LO if y < _EXP_LO else y
     k, s = _exp_parts(y)
     return _scale(_ONE + s, k)
+
+
+# NOTE: [Shifted exp rows]
+# Softmax rows need e^(x - m), m the row's maximum. ``x - m`` rounded to float32 loses
+# up to half an ulp of itself, and e^d turns an absolute error in d into a relative one
+# in the result: at d = -80 that is ~40 ulp. So the difference is carried as
+# ``hi + lo`` (TwoSum: hi = fl(x - m), lo its exact rounding error) and ``lo`` joins the
+# reduced argument ``r`` of exp_f32's Cody-Waite step, whose polynomial then sees the
+# difference to the last bit: e^(x - m) within exp_f32's bound, 8 float32 lanes. The
+# TwoSum must not be reassociated, so exp_shifted_row is a function of its own,
+# compiled without "reassoc" even where its caller has it (LLVM keeps each
+# instruction's flags when it inlines).
+@njit(**_OPTS)
+def exp_shifted_row(x, m, out):
+    """out[k] = e^(x[k] - m) for a float32 row ``x`` with maximum ``m`` (see the NOTE);
+    NaN in, NaN out; differences below -104 give 0."""
+    negm = -m
+    for i in range(x.size):
+        v = x[i]
+        hi = v + negm
+        bp = hi - v
+        lo = (v - (hi - bp)) + (negm - bp)               # TwoSum: hi + lo = v - m exactly
+        far = hi < _EXP_LO
+        y = _EXP_LO if far else hi
+        lo = _ZERO if far else lo                        # (an infinite hi: lo is NaN)
+        k, r = _exp_reduce(y)
+        out[i] = _scale(_ONE + _expm1_reduced(r + lo), k)
 
 
 @njit(inline="always", **_OPTS)

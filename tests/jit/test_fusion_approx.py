@@ -297,3 +297,63 @@ def test_tanh_spans_vectorise_in_float32():
         assert_vectorised_in_float32(loop, 1000)
     for loop in (approx._small_inplace, approx._tanh_inplace):
         assert_vectorised_in_float32(loop, 1000, inplace=True)
+
+
+def shifted_rows(seed=9):
+    """Rows with their maxima, differences ``x - m`` from 0 down past -104: float32
+    pairs whose difference rounds (x and m far apart in magnitude) included."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for scale, shift in ((1.0, 0.0), (10.0, 0.0), (30.0, 1e3), (3.0, -5e4), (50.0, 7.0)):
+        x = (rng.standard_normal(4096) * scale + shift).astype(np.float32)
+        rows.append((x, x.max()))
+    m = np.float32(100.5)
+    x = np.array([100.5, 100.49999, 0.1, -3.7e-3, 1e-30, -0.0, 0.0, -3.5, 96.0, 13.25],
+                 np.float32)
+    rows.append((x, m))
+    return rows
+
+
+def exact_shifted_exp(x, m):
+    """e^(x - m) from the exact float64 difference, rounded once to float32."""
+    return np.exp(x.astype(np.float64) - np.float64(m)).astype(np.float32)
+
+
+def test_shifted_exp_rows_keep_exp_f32_accuracy():
+    # NOTE: [Shifted exp rows]: the difference x - m carried exactly, so e^(x - m) is
+    # within exp_f32's bound of the exact value even far below the maximum, where
+    # rounding x - m to float32 first is tens of ulp off
+    from spore._jit.approx import exp_shifted_row
+    worst_naive = 0
+    for x, m in shifted_rows():
+        out = np.empty_like(x)
+        exp_shifted_row(x, m, out)
+        want = exact_shifted_exp(x, m)
+        assert ulp_distance(out, want).max() <= BOUND_ULP
+        naive = evaluate("exp", (x - m).astype(np.float32))
+        worst_naive = max(worst_naive, ulp_distance(naive, want).max())
+    assert worst_naive > 10 * BOUND_ULP          # the compensation is what keeps the bound
+
+
+def test_shifted_exp_rows_special_values():
+    from spore._jit.approx import exp_shifted_row
+    m = np.float32(2.0)
+    x = np.array([2.0, -np.inf, np.nan, -102.0, -110.0, -np.finfo(np.float32).max], np.float32)
+    out = np.empty_like(x)
+    exp_shifted_row(x, m, out)
+    np.testing.assert_array_equal(out[[0, 1, 4, 5]], [1.0, 0.0, 0.0, 0.0])
+    assert np.isnan(out[2])
+    assert ulp_distance(out[3:4], exact_shifted_exp(x[3:4], m)).max() <= BOUND_ULP  # denormal
+    out_inf = np.empty(2, np.float32)                # an infinite maximum: NaN and 0 as
+    exp_shifted_row(np.array([np.inf, 1.0], np.float32), np.float32(np.inf), out_inf)
+    assert np.isnan(out_inf[0]) and out_inf[1] == 0.0    # inf - inf and 1 - inf give
+
+
+def test_shifted_exp_rows_vectorise_in_float32():
+    from spore._jit.approx import exp_shifted_row
+
+    def loop(x, out):
+        exp_shifted_row(x, np.float32(5.0), out)
+    loop.inspect_llvm = exp_shifted_row.inspect_llvm
+    loop.__name__ = "exp_shifted_row"
+    assert_vectorised_in_float32(loop, 4096)
