@@ -86,6 +86,21 @@ def test_same_bits_as_adding_zero_arrays(fn, dtype):
     np.testing.assert_array_equal(_bits(fast), _bits(slow))
 
 
+def test_overlapping_negative_zeros_stay_negative():
+    # -0.0 + -0.0 is -0.0: a second slice gradient overlapping the first must not meet
+    # the first one's "+ 0.0" (it takes the usual addition)
+    x = ms.Tensor(np.ones((4, 3), np.float32))
+    w = ms.Tensor(np.array([-0.0, 1.0, -0.0], np.float32))
+
+    def f(t, ws):
+        return (t[1:3] * w).sum() + (t[2:] * w).sum()
+
+    fast = _grad(f, x, None, True)
+    np.testing.assert_array_equal(_bits(fast), _bits(_grad(f, x, None, False)))
+    assert np.signbit(fast[2, 0]) and np.signbit(fast[2, 2])       # in both slices
+    assert not np.signbit(fast[1]).any() and not np.signbit(fast[3]).any()
+
+
 def test_single_slice_keeps_negative_zero():
     # one slice gradient is the rule's own zero array: -0.0 stays as the rule wrote it
     x = ms.Tensor(np.ones((3, 2), np.float32))

@@ -16,7 +16,9 @@ becomes ``0.0``: when the second slice gradient arrives, the first slice's value
 added to ``0.0`` in place (once), and from then on the array holds no ``-0.0`` at
 all, so leaving the elements outside a slice untouched is what adding zeros to them
 would give. Inside a slice, ``buffer[slice] + g`` is the very addition the full one
-makes there. Only basic indices (integers, slices, ``None``, ``...``) and float32 or
+makes there. (The second slice must not overlap the first: where both hold -0.0 the
+sum is -0.0, which the first slice's own ``+ 0.0`` would have lost; such a pair takes
+the usual addition.) Only basic indices (integers, slices, ``None``, ``...``) and float32 or
 float64 gradients of the array's own dtype take this path; anything else (a
 gradient from another op, index tensors) ends it for that tensor: the addition is
 the usual one, into a new array.
@@ -63,13 +65,15 @@ class SliceSums:
             return False
         buf = _array(prev)
         g = getattr(dout, "_data", None)
-        if type(g) is not np.ndarray or g.dtype != buf.dtype:
+        if buf is None or type(g) is not np.ndarray or g.dtype != buf.dtype:
             return False
         view = buf[_index(spec)]
         if view.shape != g.shape:
             return False
         if entry[1] is not None:    # the first slice: as if added to zeros
             first = buf[entry[1]]
+            if np.may_share_memory(first, view):
+                return False        # -0.0 + -0.0 is -0.0 where the two overlap
             np.add(first, first.dtype.type(0), out=first)
             entry[1] = None
         np.add(view, g, out=view)
