@@ -370,6 +370,8 @@ def test_declared_signatures_are_the_ones_the_kernels_call():
         test_conv_kernels_match_numpy_path(CONV_CASES[-2], dtype)
         test_max_pool_layer_forward_and_gradient_agree_across_paths(dtype)
         test_conv_epilogue_kernels_agree_across_paths(dtype)
+        patches = np.ones((2, 3, 8, 8), dtype)                   # a patch convolution
+        ops.conv2d(ms.Tensor(patches), ms.Tensor(np.ones((4, 3, 4, 4), dtype)), stride=4)
     test_conv_layer_training_gradients_agree_across_paths()
     for loop in _native._LOOPS:
         if loop._fn.__module__ != _loops.__name__:      # loaded at first call: not run here
@@ -447,3 +449,40 @@ def test_a_fork_during_compilation_starts_again_in_the_child(monkeypatch):
     monkeypatch.setitem(_native._ready, np.dtype(np.float64), True)
     _native._after_fork_in_child()
     assert f16 not in _native._ready and _native._ready[np.dtype(np.float64)] is True
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape, k", [((2, 3, 32, 48), (16, 16)), ((3, 2, 13, 11), (4, 3)),
+                                      ((1, 1, 5, 5), (5, 5))])
+def test_patch_convolutions_take_the_patch_loop(shape, k, dtype, monkeypatch):
+    """A patch embedding's columns (NOTE: [Patch convolutions]) come from ``patch_rows``:
+    the bits of the NumPy rearrangement, cropped inputs (13 x 11 in patches of 4 x 3)
+    and an input with strided rows included, through the convolution and its filter
+    gradient."""
+    rng = np.random.default_rng(11)
+    x = special_values(shape, dtype, rng)
+    w = rng.standard_normal((5, shape[1]) + k).astype(dtype)
+    calls = []
+    original = _loops.patch_rows
+    monkeypatch.setattr(_loops, "patch_rows", lambda *a: (calls.append(a[0].shape), original(*a)))
+
+    def run(x):
+        def loss(x, w):
+            return (ops.conv2d(x, w, stride=k) ** 2).sum()
+        y = ops.conv2d(ms.Tensor(x), ms.Tensor(w), stride=k).asnumpy()
+        return y, ms.grad(loss, 1)(ms.Tensor(x), ms.Tensor(w)).asnumpy()
+
+    compiled, plain = both_paths(lambda: run(x))
+    assert calls, "the patch loop did not run"
+    assert_same(compiled, plain)
+    strided = np.pad(x, ((0, 0), (0, 0), (0, 0), (0, 3)))[..., :shape[3]]   # rows strided
+    assert not strided.flags.c_contiguous
+    assert_same(*both_paths(lambda: run(strided)))
+    cols = np.empty((shape[0] * (shape[2] // k[0]) * (shape[3] // k[1]),
+                     shape[1] * k[0] * k[1]), dtype)
+    cols1 = np.empty_like(cols)
+    original(x, k[0], k[1], cols)
+    original.py_func(x, k[0], k[1], cols1)               # the body is plain Python
+    assert_same(cols, cols1)
+    assert_same(cols, conv._patch_view(x, k, (shape[2] // k[0], shape[3] // k[1]))
+                .reshape(cols.shape))

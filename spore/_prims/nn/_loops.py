@@ -158,6 +158,26 @@ def im2col_rows(x, kh, kw, batch_inner, cols):
                         dst[p] = src[p]
 
 
+@jit(signature="{f}[:, :, :, ::1], int64, int64, {f}[:, ::1]")
+def patch_rows(x, kh, kw, cols):
+    """Patch columns (NOTE: [Patch convolutions]) of ``x`` (N, C, H, W):
+    ``cols[(n*OH + a)*OW + b, (c*kh + i)*kw + j] = x[n, c, a*kh + i, b*kw + j]``, one
+    input row at a time (OH, OW from ``cols``' rows and ``x``'s width: whole patches)."""
+    n_, c_ = x.shape[0], x.shape[1]
+    ow = x.shape[3] // kw
+    oh = cols.shape[0] // (n_ * ow)
+    for n in range(n_):
+        for c in range(c_):
+            for a in range(oh):
+                for i in range(kh):
+                    src = x[n, c, a * kh + i]
+                    at = (c * kh + i) * kw
+                    for b in range(ow):
+                        dst = cols[(n * oh + a) * ow + b]
+                        for j in range(kw):
+                            dst[at + j] = src[b * kw + j]
+
+
 @jit(signature="{f}[:, :, ::1], int64, {f}[::1], boolean, {f}[:, :, :, ::1]")
 def crop_rows(y, row, bias, add_bias, out):
     """``out[n, o, r, q] = y[n, o, r*row + q] (+ bias[o])``: the row-layout GEMM output

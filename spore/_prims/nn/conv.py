@@ -182,7 +182,9 @@ def _positions(padded_hw, khw, stride, dilation):
 # A convolution whose stride equals its kernel, without padding, dilation or groups
 # (a ViT's patch embedding), reads every input element at most once: its columns
 # are a plain rearrangement of the input, (N*OH*OW, C*kh*kw) with patch rows
-# copied as runs of kw elements, and each of the three products is one GEMM over
+# copied as runs of kw elements (by ``_loops.patch_rows`` where the compiled loops
+# serve: W5's columns in 0.58x the time of NumPy's 6-D copy, 0.50 against 0.86 ms),
+# and each of the three products is one GEMM over
 # the whole batch (instead of one per sample through the general layout's
 # strided gather).
 def _is_patch_conv(khw, stride, pads, dilation, groups):
@@ -213,7 +215,10 @@ def _patch_cols(xp, x, khw, ohw, reuse=False):
     last = getattr(_patch_memo, "last", None)
     if reuse and last is not None and last[0]() is x and last[1] == key:
         return rows
-    cols[...] = view
+    if x.strides[-1] == x.itemsize and _loops.usable(xp, x.dtype):
+        _loops.patch_rows(x, khw[0], khw[1], rows)       # runs of kw, row by input row
+    else:
+        cols[...] = view
     kept = xp is np and cols.nbytes <= SCRATCH_LIMIT     # else scratch is not kept
     _patch_memo.last = (weakref.ref(x), key) if kept else None
     return rows
