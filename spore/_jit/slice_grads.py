@@ -116,13 +116,11 @@ def _stack(grads, root, exact=False):
         v.node = node
         parts.append(v)
         made.append(node)
-    if not exact:
-        cat = Node(concat_p, tuple(parts), {"axis": 0}, (out,), (), root.loc)
-        out.node = cat
-        return made + [cat]
-    stacked = Value(ShapedArray(out.aval.shape, out.aval.dtype))
+    stacked = Value(ShapedArray(out.aval.shape, out.aval.dtype)) if exact else out
     cat = Node(concat_p, tuple(parts), {"axis": 0}, (stacked,), (), root.loc)
     stacked.node = cat
+    if not exact:
+        return made + [cat]
     plus = Node(add_p, (stacked, 0.0), {}, (out,), (), root.loc)
     out.node = plus
     return made + [cat, plus]

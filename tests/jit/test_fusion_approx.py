@@ -190,12 +190,13 @@ def test_the_float32_approximations_vectorise_in_float32(name):
     assert_vectorised_in_float32(loop, 256)
 
 
-def assert_vectorised_in_float32(loop, n, inplace=False):
-    """``loop(x, out)`` (``loop(x)`` in place) over ``n`` float32 elements compiles to
-    float32 vectors, with no float64 vector arithmetic and no call into approx.py left."""
+def assert_vectorised_in_float32(loop, n, inplace=False, args=()):
+    """``loop(x, *args, out)`` (``loop(x)`` in place) over ``n`` float32 elements compiles
+    to float32 vectors, with no float64 vector arithmetic and no call into approx.py
+    left."""
     import re
     x = np.linspace(-5, 5, n, dtype=np.float32)
-    loop(x) if inplace else loop(x, np.empty_like(x))
+    loop(x) if inplace else loop(x, *args, np.empty_like(x))
     llvm = "\n".join(loop.inspect_llvm().values())
     lanes = {int(n) for n in re.findall(r"<(\d+) x float>", llvm)}
     assert lanes and max(lanes) >= 4, lanes
@@ -351,9 +352,4 @@ def test_shifted_exp_rows_special_values():
 
 def test_shifted_exp_rows_vectorise_in_float32():
     from spore._jit.approx import exp_shifted_row
-
-    def loop(x, out):
-        exp_shifted_row(x, np.float32(5.0), out)
-    loop.inspect_llvm = exp_shifted_row.inspect_llvm
-    loop.__name__ = "exp_shifted_row"
-    assert_vectorised_in_float32(loop, 4096)
+    assert_vectorised_in_float32(exp_shifted_row, 4096, args=(np.float32(5.0),))
