@@ -241,6 +241,59 @@ def test_for_each_does_the_work_of_a_busy_pool(two_threads):
         blocker.result()
 
 
+def test_for_each_runs_the_whole_call_where_every_chunk_would_run_on_the_caller(
+        two_threads, monkeypatch):
+    """``whole`` replaces the chunks where the pool would not run any of them: one
+    thread, a call from a pool thread, a starved pool backing off (NOTE: [Starved
+    pool]); where the pool runs, the chunks run and ``whole`` does not."""
+    calls = []
+
+    def run():
+        calls.clear()
+        threads.for_each(lambda i: calls.append(i), 4, whole=lambda: calls.append("whole"))
+        return list(calls)
+    assert sorted(run(), key=str) == [0, 1, 2, 3]
+    with _one_thread():
+        assert run() == ["whole"]
+    assert threads.pool().submit(run).result() == ["whole"]
+    monkeypatch.setattr(threads, "_backoff", [2, 2])
+    assert run() == ["whole"]
+    assert threads._backoff == [1, 2]          # one call of the back-off spent
+    threads.for_each(lambda i: calls.append(i), 1, whole=lambda: calls.append("whole"))
+
+
+@pytest.mark.parametrize("kind", ["tanh", "softmax", "softmax-grad", "adam"])
+def test_whole_calls_give_the_bits_of_the_chunks(two_threads, monkeypatch, kind):
+    """The compiled loops that pass ``whole`` (elementwise loops over the whole array,
+    row loops over every row, Adam's in-place update) give the chunks' bits."""
+    if not vecmath.usable():
+        pytest.skip("Numba's float32 loops are not available")
+    x = _values((640, 1000)).clip(-8, 8)
+    g = _values((640, 1000))
+
+    def compute():
+        if kind == "tanh":
+            return ops.tanh(Tensor(x)).asnumpy()
+        if kind == "softmax":
+            return ops.softmax(Tensor(x), -1).asnumpy()
+        if kind == "softmax-grad":
+            return ms.grad(lambda a: (ops.softmax(a, -1) * Tensor(g)).sum())(
+                Tensor(x)).asnumpy()
+        net = ms.nn.Dense(1000, 640, weight_init="ones", bias_init="zeros")
+        opt = ms.nn.Adam(net.trainable_params(), learning_rate=0.1)
+        opt((Tensor(g), Tensor(g[:, 0].copy())))
+        return net.weight.asnumpy()
+    seen = []
+    real = threads.for_each
+    monkeypatch.setattr(threads, "for_each",
+                        lambda body, n, whole=None: (seen.append(whole), real(body, n, whole)))
+    monkeypatch.setattr(threads, "_use_pool", lambda: threads.pool())      # always chunks
+    chunked = compute()
+    assert seen and all(w is not None for w in seen)
+    monkeypatch.setattr(threads, "_use_pool", lambda: None)                # always whole
+    _same_bits(compute(), chunked)
+
+
 def test_for_each_inside_a_pool_thread_runs_there(two_threads):
     seen = []
 
@@ -288,7 +341,8 @@ def test_a_forked_child_gets_a_pool_of_its_own(two_threads):
 def test_softmax_and_layer_norm_tiles_use_the_shared_pool(two_threads, monkeypatch):
     used = []
     real = threads.for_each
-    monkeypatch.setattr(threads, "for_each", lambda body, n: (used.append(n), real(body, n)))
+    monkeypatch.setattr(threads, "for_each",
+                        lambda body, n, whole=None: (used.append(n), real(body, n, whole)))
     x = Tensor(_values((512, 1024)).clip(-5, 5))
     two = ops.softmax(x, -1).asnumpy()
     assert used

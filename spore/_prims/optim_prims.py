@@ -424,7 +424,7 @@ def fused_update(loop, arrays, scalars, min_split, chunk):
     def body(i):
         lo, hi = ranges[i]
         loop(*[a[lo:hi] for a in flat], *scalars)
-    threads.for_each(body, len(ranges))
+    threads.for_each(body, len(ranges), whole=lambda: loop(*flat, *scalars))
 
 
 def loop_applies(arrays, dtype, min_size):

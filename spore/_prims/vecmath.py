@@ -246,7 +246,8 @@ def run(loop, x, out=None):
         def body(i):
             lo, hi = ranges[i]
             one(dst[lo:hi]) if inplace else loop(src[lo:hi], dst[lo:hi])
-        threads.for_each(body, len(ranges))
+        threads.for_each(body, len(ranges),
+                         whole=lambda: one(dst) if inplace else loop(src, dst))
     if out is not None and not direct:
         out[...] = res
         return out

@@ -23,21 +23,28 @@ def row_blocks(n_rows, row_len):
     return [(lo, min(lo + step, n_rows)) for lo in range(0, n_rows, step)]
 
 
-def run_blocks(body, blocks):
+def run_blocks(body, blocks, whole=None):
     """Call ``body(i, lo, hi)`` for every block, on Spore's thread pool (NOTE: [Threads]:
-    each thread takes the next block as it gets free)."""
+    each thread takes the next block as it gets free). ``whole``: one call doing every
+    block's work with the same results, run instead where the blocks would all run on
+    this thread (``threads.for_each``)."""
     if len(blocks) < MIN_PARALLEL_BLOCKS:
+        if whole is not None:
+            whole()
+            return
         for i, (lo, hi) in enumerate(blocks):
             body(i, lo, hi)
         return
-    threads.for_each(lambda i: body(i, *blocks[i]), len(blocks))
+    threads.for_each(lambda i: body(i, *blocks[i]), len(blocks), whole)
 
 
-def map_rows(xp, block, out, *arrays):
+def map_rows(xp, block, out, *arrays, rowwise=False):
     """Apply ``block(*array_rows, out_rows)`` along the last axis, tile by tile.
 
     All arrays have ``out``'s shape; ``out`` is C-contiguous. Other backends get
-    one call over the whole arrays.
+    one call over the whole arrays. ``rowwise``: ``block`` treats each row on its own
+    (a compiled row loop, not NumPy passes that want a tile in cache), so where the
+    tiles would all run on this thread, one call over every row replaces them.
     """
     n = out.shape[-1] if out.ndim else 1
     rows = out.size // max(n, 1)
@@ -47,5 +54,5 @@ def map_rows(xp, block, out, *arrays):
         block(*a2, o2)
         return out
     run_blocks(lambda i, lo, hi: block(*[a[lo:hi] for a in a2], o2[lo:hi]),
-               row_blocks(o2.shape[0], n))
+               row_blocks(o2.shape[0], n), (lambda: block(*a2, o2)) if rowwise else None)
     return out

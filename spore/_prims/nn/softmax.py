@@ -46,7 +46,8 @@ def _rowwise(name, rows, block_axis, loop=None):
             out = xp.empty(x.shape, cdt)
             if x.size and axis % x.ndim == x.ndim - 1:
                 fast = loop is not None and rows_kernel(loop, xp, arrays[0])
-                map_rows(xp, fast or (lambda *a: rows(xp, *a)), out, *arrays)
+                map_rows(xp, fast or (lambda *a: rows(xp, *a)), out, *arrays,
+                         rowwise=bool(fast))
             elif x.size:
                 block_axis(xp, *arrays, out, axis=axis)
             return out if cdt == dt else out.astype(dt)
