@@ -246,10 +246,19 @@ def _recording(monkeypatch, loop):
     return recording(monkeypatch, loop, 3 if loop is V.softmax_grad_rows else 2)
 
 
+def _tiles_on_the_pool(monkeypatch):
+    """Row tiles shared with the pool on every call, never backing off from it (then a
+    call runs as one loop call over every row: ``threads.for_each``'s ``whole``)."""
+    monkeypatch.setattr(threads, "_cpus", lambda: 2)
+    monkeypatch.setenv("SPORE_NUM_THREADS", "2")
+    monkeypatch.setattr(threads, "_use_pool", threads.pool)
+
+
 def test_softmax_rows_run_the_fused_loop_within_2_ulp(monkeypatch):
     # NOTE: [Softmax rows]: every row tile of a large float32 softmax is one loop call;
     # PyNative and O0 give the same bits; within 2 ulp of the exact softmax of the input
     x = (np.random.default_rng(6).standard_normal((4, 8, 197, 197)) * 3).astype(F32)
+    _tiles_on_the_pool(monkeypatch)
     calls = _recording(monkeypatch, V.softmax_rows)
     eager = ops.softmax(Tensor(x), -1).asnumpy()
     assert sum(calls) == x.size and len(calls) > 1
@@ -287,6 +296,7 @@ def test_softmax_grad_rows_fused_and_correctly_rounded(monkeypatch, two_threads)
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((2, 8, 197, 197)) * 3).astype(F32)
     g = rng.standard_normal(x.shape).astype(F32)
+    _tiles_on_the_pool(monkeypatch)
     calls = _recording(monkeypatch, V.softmax_grad_rows)
     y = ops.softmax(Tensor(x), -1)
     from spore._prims.nn import softmax as S

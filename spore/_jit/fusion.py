@@ -32,6 +32,16 @@ MIN_ELEMENTS = 1 << 12      # smaller arrays: tiling costs more than it saves
 NUMBA_MIN_ELEMENTS = 1 << 8  # a Numba kernel pays off from here (one call replaces many)
 SINGLE_MIN_ELEMENTS = 1 << 14  # one approximated op alone: below this the call's fixed
                                # cost eats its gain over NumPy's ufunc (W1a's 32x32 tanh)
+
+# NOTE: [Lone approximated ops]
+# A float32 tanh, exp, sigmoid or erf of SINGLE_MIN_ELEMENTS or more with nothing to fuse
+# beside it (W1b's tanh after each product) stays a node of its own where its primitive
+# has the vectorised eager kernel (NOTE: [Vectorised unary kernels] in
+# spore/_prims/vecmath.py): O0 and O1 then call that loop, the same approximation as a
+# fused kernel's (the same bits), but tanh over spans and vectorised as one loop. As a
+# one-op fused kernel the tanh took 360 us against the loop's 170-190 (a (512, 512)
+# float32 tanh, one thread, 2-vCPU AVX-512 EPYC), and W1b at O1 1.08-1.16x O0's time.
+# Such an op still forms a group where a sum or mean of it joins the kernel.
 _NOT_FUSED = {"Identity", "StopGradient", "Copy", "Cast"}
 
 
@@ -170,11 +180,17 @@ def fuse(graph):
 
     def flush(end):
         nonlocal changed
-        if len(run) >= 2 or (numba and run and kernelgen.approximated(run[0])
-                             and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS):
+        lone = len(run) == 1 and numba and kernelgen.approximated(run[0]) \
+            and int(np.prod(run_shape)) >= SINGLE_MIN_ELEMENTS
+        if len(run) >= 2 or lone:
             # reductions join a kernel that forms anyway: one cheap op and a sum (W5's
             # position gradient) do not pay a kernel's compilation on a cold start
             reds = _reductions_of(run, run_shape, reducers) if numba else []
+            if lone and not reds and run[0].prim.par_kernel is not None:
+                # NOTE: [Lone approximated ops]
+                out_nodes.extend(run)
+                run.clear()
+                return
             absorbed.update(reds)
             out_nodes.append(_group_node(run, run_shape, users, keep, end, numba,
                                          [graph.nodes[k] for k in reds], absorbed))
@@ -321,9 +337,10 @@ def _threads():
     return threads.count()
 
 
-def _executor():
-    """Spore's shared thread pool (NOTE: [Threads] in spore/_core/threads.py)."""
-    return threads.executor()
+def _for_each(body, n, whole=None):
+    """``threads.for_each`` (NOTE: [Threads] in spore/_core/threads.py): the halves of a
+    large group on Spore's shared pool, or ``whole`` where the pool would not share."""
+    return threads.for_each(body, n, whole)
 
 
 def compile_group(group, specialize):
@@ -333,7 +350,7 @@ def compile_group(group, specialize):
         from . import gemm
         compiled = gemm.compile_group(group)
     else:
-        compiled = kernelgen.compile_group(group, _executor)
+        compiled = kernelgen.compile_group(group, _for_each)
     if compiled is not None:
         return compiled
     if group.reductions or group.gemm is not None:    # no kernel: the unfused graph
@@ -425,9 +442,9 @@ def _tiled(group, specialize):
         flat_outs = [o.reshape(-1) for o in outs]
         if threads > 1 and n_total >= 8 * TILE:
             half = (n_total // 2 // TILE) * TILE
-            job = _executor().submit(loop, half, n_total, *flat, *flat_outs)
-            loop(0, half, *flat, *flat_outs)
-            job.result()
+            _for_each(lambda i: loop(half, n_total, *flat, *flat_outs) if i else
+                      loop(0, half, *flat, *flat_outs), 2,
+                      lambda: loop(0, n_total, *flat, *flat_outs))
         else:
             loop(0, n_total, *flat, *flat_outs)
         return tuple(outs)

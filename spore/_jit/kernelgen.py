@@ -29,8 +29,9 @@ AVX2, except erf; stated 2 ulp; the bits of the eager vectorised kernels), the
 other transcendental functions Numba's libm calls (computed in float64 for float32,
 so at least as accurate as NumPy's). No fast-math flags on the kernel's own
 arithmetic (the approximations use FMA inside). Kernels are compiled with
-``nogil=True``; large groups are split in two halves, the second run on the
-fusion pool (``fusion._executor()``).
+``nogil=True``; large groups are split in two halves that ``threads.for_each``
+shares with the pool (``fusion._for_each()``): its back-off from a starved pool (NOTE:
+[Starved pool]) applies, and a group without reductions then runs as one call.
 """
 from __future__ import annotations
 
@@ -573,7 +574,7 @@ def load(source, name="kernel"):
     return fn
 
 
-def compile_group(group, executor):
+def compile_group(group, for_each):
     """A function running ``group`` with its Numba kernel, or None (no scalar form, or
     Numba unavailable): the caller then takes the tiled NumPy path."""
     if not available():
@@ -584,10 +585,10 @@ def compile_group(group, executor):
     kernel = load(source)
     if kernel is None:
         return None
-    return _runner(group, kernel, executor, source)
+    return _runner(group, kernel, for_each, source)
 
 
-def _runner(group, kernel, executor, source):
+def _runner(group, kernel, for_each, source):
     """A fixed-arity Python wrapper (the per-call cost matters for a 1024-element tanh):
     allocate the outputs, pass flat views, split large groups over two threads. The
     kernel's signature takes C-contiguous arrays only: an input that is not (a
@@ -597,7 +598,7 @@ def _runner(group, kernel, executor, source):
     from .fusion import _threads
     g = group.graph
     n_total = int(np.prod(group.shape))
-    glob = {"_empty": np.empty, "_kernel": kernel, "_executor": executor,
+    glob = {"_empty": np.empty, "_kernel": kernel, "_for_each": for_each,
             "_contiguous": np.ascontiguousarray, "_n": n_total}
     ins = [f"x{i}" for i in range(len(g.inputs))]
     outs = [f"r{j}" for j in range(len(g.outputs))]
@@ -636,18 +637,16 @@ def _runner(group, kernel, executor, source):
     parallel = _threads() > 1 and n_total >= PARALLEL_MIN
     if reduced:      # always two halves (NOTE: [Fused reductions]): bits independent of threads
         if parallel:
-            lines += [f"    job = _executor().submit(_kernel, {half}, _n, {', '.join(second)})",
-                      f"    _kernel(0, {half}, {', '.join(first)})",
-                      "    job.result()"]
+            lines += [f"    _for_each(lambda i: _kernel({half}, _n, {', '.join(second)}) if i "
+                      f"else _kernel(0, {half}, {', '.join(first)}), 2)"]
         else:
             lines += [f"    _kernel(0, {half}, {', '.join(first)})",
                       f"    _kernel({half}, _n, {', '.join(second)})"]
         lines += finish
-    elif parallel:
+    elif parallel:   # one call over all of it where both halves would run on this thread
         lines += [f"    a = ({', '.join(first)},)",
-                  f"    job = _executor().submit(_kernel, {half}, _n, *a)",
-                  f"    _kernel(0, {half}, *a)",
-                  "    job.result()"]
+                  f"    _for_each(lambda i: _kernel({half}, _n, *a) if i else "
+                  f"_kernel(0, {half}, *a), 2, lambda: _kernel(0, _n, *a))"]
     else:
         lines += [f"    _kernel(0, _n, {', '.join(first)})"]
     lines.append(f"    return ({', '.join(outs)},)")

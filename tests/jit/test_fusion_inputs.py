@@ -65,7 +65,7 @@ def test_the_mean_gradient_of_a_training_step_reaches_the_kernel_as_a_scalar():
 def test_a_non_contiguous_input_is_copied_before_one_call(make):
     f = ms.jit(lambda x: ops.exp(x) * 0.5 + x, jit_level="O1")
     f(Tensor(np.zeros((32, 64), np.float32)))
-    run = kernelgen.compile_group(groups(f)[0], fusion._executor)
+    run = kernelgen.compile_group(groups(f)[0], fusion._for_each)
     calls = _counting(run)
     x = make(np.linspace(-1, 1, 64 * 32, dtype=np.float32).reshape(64, 32))
     (got,) = run(x)
