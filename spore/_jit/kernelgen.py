@@ -104,8 +104,9 @@ def supports(node):
 
 
 def approximated(node):
-    """Whether this node is a float32 transcendental that the approximations serve:
-    worth a kernel of its own (one op) since they beat NumPy's ufunc."""
+    """Whether this node is a float32 transcendental that the approximations serve (they
+    beat NumPy's ufunc; alone, such an op calls the vectorised loop instead of a one-op
+    kernel where it has one: NOTE: [Lone approximated ops] in fusion.py)."""
     return node.prim.name in _APPROX and _dtype_name(node.outputs[0].aval) == "float32"
 
 
