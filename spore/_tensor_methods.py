@@ -32,11 +32,19 @@ def _reject_ndarray(other):
 
 
 def _binary(prim, reflected=False):
+    """The operator method calling ``prim``. With no handler scope active in any thread
+    (``P._scopes``: nothing recording, tracing or capturing), it calls the primitive's
+    eager path itself, the first thing ``Primitive.__call__`` would do: one Python frame
+    less on every eager operator (W0's ``z + y``: 0.96 against 1.04 us an op)."""
     if reflected:
         def method(self, other):
+            if P._scopes == 0:
+                return prim.eager((other, self), {})
             return prim(other, self)
     else:
         def method(self, other):
+            if P._scopes == 0:
+                return prim.eager((self, other), {})
             return prim(self, other)
     return method
 

@@ -54,6 +54,25 @@ def test_tensor_operators_and_primitive_forms_reach_the_same_primitive():
     assert [n for n, _ in rec.calls] == ["Add"] * 4
 
 
+def test_eager_operators_take_the_eager_path_and_scopes_still_see_them(monkeypatch):
+    """With no scope active, ``a + b`` calls the primitive's eager path directly (one
+    frame less than ``Primitive.__call__``); with a scope active, in this thread or
+    another, the operators go through ``__call__`` and this thread's handler."""
+    calls = []
+    real = P.Primitive.__call__
+    monkeypatch.setattr(P.Primitive, "__call__",
+                        lambda self, *a, **k: (calls.append(self.name), real(self, *a, **k))[1])
+    a, b = ms.Tensor([1.0, 2.0]), ms.Tensor([3.0, 4.0])
+    assert (a - b).asnumpy().tolist() == [-2.0, -2.0]
+    assert (2.0 - a).asnumpy().tolist() == [1.0, 0.0]
+    assert calls == []
+    rec = Recorder()
+    with P.handler_scope(rec):
+        assert (a * b).asnumpy().tolist() == [3.0, 8.0]
+        assert (1.0 / a).asnumpy().tolist() == [1.0, 0.5]
+    assert calls == ["Mul", "Div"] and [n for n, _ in rec.calls] == ["Mul", "Div"]
+
+
 def test_handler_is_removed_after_the_scope():
     rec = Recorder()
     with P.handler_scope(rec):
