@@ -259,7 +259,9 @@ def test_for_each_runs_the_whole_call_where_every_chunk_would_run_on_the_caller(
     monkeypatch.setattr(threads, "_backoff", [2, 2])
     assert run() == ["whole"]
     assert threads._backoff == [1, 2]          # one call of the back-off spent
+    calls.clear()
     threads.for_each(lambda i: calls.append(i), 1, whole=lambda: calls.append("whole"))
+    assert calls == ["whole"]                  # a single call never goes to the pool
 
 
 @pytest.mark.parametrize("kind", ["tanh", "softmax", "softmax-grad", "adam"])
