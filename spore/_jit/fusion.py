@@ -337,12 +337,6 @@ def _threads():
     return threads.count()
 
 
-def _for_each(body, n, whole=None):
-    """``threads.for_each`` (NOTE: [Threads] in spore/_core/threads.py): the halves of a
-    large group on Spore's shared pool, or ``whole`` where the pool would not share."""
-    return threads.for_each(body, n, whole)
-
-
 def compile_group(group, specialize):
     """A function running ``group``: its Numba kernel where it has one (NOTE: [Numba
     fusion kernels]), else tile by tile with NumPy (two threads on large arrays)."""
@@ -350,7 +344,7 @@ def compile_group(group, specialize):
         from . import gemm
         compiled = gemm.compile_group(group)
     else:
-        compiled = kernelgen.compile_group(group, _for_each)
+        compiled = kernelgen.compile_group(group, threads.for_each)
     if compiled is not None:
         return compiled
     if group.reductions or group.gemm is not None:    # no kernel: the unfused graph
@@ -429,7 +423,7 @@ def _tiled(group, specialize):
     exec(compile(source, filename, "exec"), glob, ns)
     loop = ns["tile_loop"]
     out_avals = [(v.aval.shape, v.aval.dtype) for v in g.outputs]
-    threads = _threads()
+    n_threads = _threads()
 
     full = tuple(group.shape)
 
@@ -440,11 +434,11 @@ def _tiled(group, specialize):
                 if a.ndim else a for a in arrays]
         outs = [np.empty(shape, dt) for shape, dt in out_avals]
         flat_outs = [o.reshape(-1) for o in outs]
-        if threads > 1 and n_total >= 8 * TILE:
+        if n_threads > 1 and n_total >= 8 * TILE:
             half = (n_total // 2 // TILE) * TILE
-            _for_each(lambda i: loop(half, n_total, *flat, *flat_outs) if i else
-                      loop(0, half, *flat, *flat_outs), 2,
-                      lambda: loop(0, n_total, *flat, *flat_outs))
+            threads.for_each(lambda i: loop(half, n_total, *flat, *flat_outs) if i else
+                             loop(0, half, *flat, *flat_outs), 2,
+                             lambda: loop(0, n_total, *flat, *flat_outs))
         else:
             loop(0, n_total, *flat, *flat_outs)
         return tuple(outs)

@@ -30,7 +30,7 @@ other transcendental functions Numba's libm calls (computed in float64 for float
 so at least as accurate as NumPy's). No fast-math flags on the kernel's own
 arithmetic (the approximations use FMA inside). Kernels are compiled with
 ``nogil=True``; large groups are split in two halves that ``threads.for_each``
-shares with the pool (``fusion._for_each()``): its back-off from a starved pool (NOTE:
+shares with Spore's pool: its back-off from a starved pool (NOTE:
 [Starved pool]) applies, and a group without reductions then runs as one call.
 """
 from __future__ import annotations

@@ -5,7 +5,8 @@ import pytest
 
 import spore as ms
 from spore import nn, ops, Tensor, _native
-from spore._jit import fusion, kernelgen
+from spore._jit import kernelgen
+from spore._core import threads
 from tests.jit.test_fusion_numba import close, groups
 
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
@@ -65,7 +66,7 @@ def test_the_mean_gradient_of_a_training_step_reaches_the_kernel_as_a_scalar():
 def test_a_non_contiguous_input_is_copied_before_one_call(make):
     f = ms.jit(lambda x: ops.exp(x) * 0.5 + x, jit_level="O1")
     f(Tensor(np.zeros((32, 64), np.float32)))
-    run = kernelgen.compile_group(groups(f)[0], fusion._for_each)
+    run = kernelgen.compile_group(groups(f)[0], threads.for_each)
     calls = _counting(run)
     x = make(np.linspace(-1, 1, 64 * 32, dtype=np.float32).reshape(64, 32))
     (got,) = run(x)

@@ -12,6 +12,7 @@ from hypothesis import given, strategies as st
 import spore as ms
 from spore import nn, ops, Tensor, _native
 from spore._jit import fusion, gemm, kernelgen
+from spore._core import threads
 from tests.jit.test_fusion import program_fn
 
 pytestmark = pytest.mark.skipif(not _native.enabled(), reason="needs Numba (the fast extra)")
@@ -361,7 +362,7 @@ def test_comparisons_and_relu_grad_in_a_training_step():
 def test_strided_and_read_only_inputs_are_accepted():
     f = ms.jit(lambda x: ops.exp(x) * 0.5, jit_level="O1")
     f(Tensor(np.zeros(2048, np.float32)))
-    run = kernelgen.compile_group(groups(f)[0], fusion._for_each)
+    run = kernelgen.compile_group(groups(f)[0], threads.for_each)
     base = np.linspace(-1, 1, 4096, dtype=np.float32)
     strided = base[::2]
     base.flags.writeable = False
