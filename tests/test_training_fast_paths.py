@@ -227,6 +227,45 @@ def test_patch_convolution_and_its_gradients(hw):
                                                            w, g), rtol=1e-6, atol=1e-8)
 
 
+def test_patch_convolution_output_is_channels_last():
+    """NOTE: [Patch convolutions]: the output is an NCHW view of (N, OH, OW, O) memory,
+    so a ViT's flatten + transpose back to tokens is a view, not a copy."""
+    x = _randn(2, 3, 8, 12)
+    w = _randn(5, 3, 4, 4)
+    out = ops.conv2d(Tensor(x), Tensor(w), stride=4)
+    assert out.shape == (2, 5, 2, 3)
+    tokens = out.flatten(start_dim=2).transpose(0, 2, 1).asnumpy()
+    assert tokens.flags.c_contiguous
+    want = _conv_reference(x.astype(np.float64), w.astype(np.float64), 4)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["nchw", "channels_last", "channels_last_slice"])
+def test_patch_convolution_gradients_take_any_dy_layout(layout):
+    """The filter and input gradients read ``dy`` as rows of channels; where it is not
+    laid out so (a plain NCHW array, a slice of a token array) they copy it first."""
+    from spore._prims.nn.conv import _patch_filter_grad, _patch_input_grad
+    x = _randn(2, 3, 8, 12, dtype=np.float64)
+    w = _randn(5, 3, 4, 4, dtype=np.float64)
+    g = _randn(2, 5, 2, 3, dtype=np.float64)
+    if layout == "nchw":
+        dy = g.copy()
+    else:
+        tokens = np.zeros((2, 7, 5))              # (N, 1 + OH*OW, O), as after a concat
+        tokens[:, 1:] = g.reshape(2, 5, 6).transpose(0, 2, 1)
+        rows = tokens[:, 1:] if layout == "channels_last_slice" else tokens[:, 1:].copy()
+        dy = rows.transpose(0, 2, 1).reshape(2, 5, 2, 3)
+        assert not dy.flags.c_contiguous
+    np.testing.assert_array_equal(dy, g)
+    gw = _patch_filter_grad(np, x, dy, w.shape)
+    np.testing.assert_allclose(gw, _numeric_grad(lambda a: _conv_reference(x, a, 4), w, g),
+                               rtol=1e-6, atol=1e-8)
+    gx = np.empty_like(x)
+    _patch_input_grad(np, dy, w, gx)
+    np.testing.assert_allclose(gx, _numeric_grad(lambda a: _conv_reference(a, w, 4), x, g),
+                               rtol=1e-6, atol=1e-8)
+
+
 def _numeric_grad(fn, arr, g, eps=1e-6):
     """Central differences of sum(fn(arr) * g) for every element of ``arr``."""
     out = np.zeros_like(arr)
