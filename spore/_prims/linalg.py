@@ -144,46 +144,72 @@ _batch_routines = {}
 def batched_gemm(x, y):
     """``np.matmul(x, y)`` for float32/float64 batches of large products through the
     BLAS's batch routine (NOTE: [Batched GEMM]); None where it does not apply."""
-    routine = _batch_routine(x.dtype) if x.dtype == y.dtype and x.ndim >= 2 \
-        and y.ndim >= 2 else None
+    if x.dtype != y.dtype or x.ndim < 2 or y.ndim < 2:
+        return None
+    plan = _batch_plan(x.shape, x.strides, y.shape, y.strides, x.dtype)
+    if plan is None:
+        return None
+    xa, ya = x.ctypes.data, y.ctypes.data
+    if xa % x.itemsize or ya % y.itemsize:
+        return None                     # the BLAS needs whole elements
+    gemm, shape, offsets, args, _ = plan
+    out = np.empty(shape, x.dtype)
+    addresses = (offsets + np.array([xa, ya, out.ctypes.data], np.int64)[:, None]
+                 ).astype(np.uintp)
+    a, b, c = (addresses.ctypes.data + i * addresses.strides[0] for i in range(3))
+    ta, tb, m, n, k, lda, ldb, alpha, beta, ldc, count = args
+    gemm(_ROW_MAJOR, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, count)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _batch_plan(xshape, xstrides, yshape, ystrides, dtype):
+    """What a batch-routine call needs for operands of these layouts, once per layout:
+    the routine, the result's shape, each matrix's byte offset from its operand's start
+    (rows: x, y, the result), the integer, flag and scalar arguments; None where the
+    routine does not apply."""
+    routine = _batch_routine(dtype)
     if routine is None:
         return None
-    m, k = x.shape[-2:]
-    n = y.shape[-1]
-    if m * n * k <= GEMM_BATCH_MIN or y.shape[-2] != k:
+    m, k = xshape[-2:]
+    n = yshape[-1]
+    if m * n * k <= GEMM_BATCH_MIN or yshape[-2] != k:
         return None
     try:
-        batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        batch = np.broadcast_shapes(xshape[:-2], yshape[:-2])
     except ValueError:
         return None
-    size = x.dtype.itemsize
-    la, lb = _item_layout(x, size), _item_layout(y, size)
+    size = dtype.itemsize
+    la, lb = _item_layout(xshape, xstrides, size), _item_layout(yshape, ystrides, size)
     count = math.prod(batch)
     if la is None or lb is None or count < 2:
         return None
     gemm, index, real = routine
     if max(la[1], lb[1], m, n, k, count) > np.iinfo(index).max:
         return None                     # a 32-bit BLAS and a dimension beyond its ints
-    out = np.empty(batch + (m, n), x.dtype)
-    views = (np.broadcast_to(x, batch + (m, k)), np.broadcast_to(y, batch + (k, n)), out)
-    a, b, c = (_item_addresses(v, batch) for v in views)
+    shape = batch + (m, n)
+    out_strides = tuple(size * math.prod(shape[i + 1:]) for i in range(len(shape)))
+    offsets = np.stack([_item_offsets(xshape, xstrides, batch),
+                        _item_offsets(yshape, ystrides, batch),
+                        _item_offsets(shape, out_strides, batch)])
     ints = np.array([m, n, k, la[1], lb[1], n, count], index)
     flags = np.array([la[0], lb[0]], np.intc)
     scalars = np.array([1, 0], real)
-    at = ints.ctypes.data
-    step = ints.itemsize
-    gemm(_ROW_MAJOR, flags.ctypes.data, flags.ctypes.data + 4, at, at + step, at + 2 * step,
-         scalars.ctypes.data, a.ctypes.data, at + 3 * step, b.ctypes.data, at + 4 * step,
-         scalars.ctypes.data + size, c.ctypes.data, at + 5 * step, 1, at + 6 * step)
-    return out
+    for a in (offsets, ints, flags, scalars):
+        a.flags.writeable = False
+    at, step, f, r = ints.ctypes.data, ints.itemsize, flags.ctypes.data, scalars.ctypes.data
+    args = (f, f + 4, at, at + step, at + 2 * step, at + 3 * step, at + 4 * step, r,
+            r + size, at + 5 * step, at + 6 * step)   # the addresses of the routine's arguments
+    return gemm, shape, offsets, args, (ints, flags, scalars)   # (the last: kept alive)
 
 
-def _item_layout(x, size):
-    """(CBLAS transpose flag, leading dimension) of each matrix of ``x``, or None where
-    its rows or its columns are not contiguous (or not aligned) in memory."""
-    rs, cs = x.strides[-2:]
-    r, c = x.shape[-2:]
-    if x.ctypes.data % size or rs % size or cs % size or rs < 0 or cs < 0:
+def _item_layout(shape, strides, size):
+    """(CBLAS transpose flag, leading dimension) of each matrix of an array of this
+    shape and these byte strides, or None where its rows or its columns are not
+    contiguous (or not aligned) in memory."""
+    rs, cs = strides[-2:]
+    r, c = shape[-2:]
+    if rs % size or cs % size or rs < 0 or cs < 0:
         return None
     if cs == size and rs >= c * size:
         return _NO_TRANS, rs // size
@@ -192,12 +218,16 @@ def _item_layout(x, size):
     return None
 
 
-def _item_addresses(v, batch):
-    """The address of each matrix of ``v`` (batch axes first), in C order."""
+def _item_offsets(shape, strides, batch):
+    """The byte offset of each matrix of an array broadcast to the ``batch`` axes, in C
+    order (a broadcast axis steps by 0)."""
+    lead = len(batch) - (len(shape) - 2)
+    steps = (0,) * lead + tuple(0 if s == 1 else st
+                                for s, st in zip(shape[:-2], strides[:-2]))
     offsets = np.zeros((), np.int64)
-    for s, st in zip(batch, v.strides):
-        offsets = np.add.outer(offsets, np.arange(s, dtype=np.int64) * st)
-    return (offsets + v.ctypes.data).reshape(-1).astype(np.uintp)
+    for size, step in zip(batch, steps):
+        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * step)
+    return offsets.reshape(-1)
 
 
 def _batch_routine(dtype):

@@ -156,9 +156,25 @@ def test_a_32_bit_blas_leaves_dimensions_beyond_its_ints_to_numpy(monkeypatch):
     calls = []
     monkeypatch.setitem(L._batch_routines, np.dtype(np.float32),
                         (lambda *args: calls.append(args), np.intc, np.float32))
-    buf = np.zeros(16, np.float32)
-    # rows 2^31 elements apart: never read, the routine is not called
-    x = np.lib.stride_tricks.as_strided(buf, (2, 120, 100), (0, 4 << 31, 4))
-    y = np.zeros((2, 100, 120), np.float32)
-    assert L.batched_gemm(x, y) is None and not calls
-    assert L.batched_gemm(np.zeros((2, 120, 100), np.float32), y) is not None and calls
+    L._batch_plan.cache_clear()         # plans keep the routine they were made with
+    try:
+        buf = np.zeros(16, np.float32)
+        # rows 2^31 elements apart: never read, the routine is not called
+        x = np.lib.stride_tricks.as_strided(buf, (2, 120, 100), (0, 4 << 31, 4))
+        y = np.zeros((2, 100, 120), np.float32)
+        assert L.batched_gemm(x, y) is None and not calls
+        assert L.batched_gemm(np.zeros((2, 120, 100), np.float32), y) is not None and calls
+    finally:
+        L._batch_plan.cache_clear()
+
+@needs_routine
+def test_plans_follow_each_layout_and_each_call_reads_its_own_operands():
+    """A plan is made once per shapes and strides (``_batch_plan``); arrays of the same
+    shape in another layout get their own, and every call reads the arrays it is given."""
+    rng = np.random.default_rng(3)
+    qkv = rng.standard_normal((2, 197, 3, 4, 32)).astype(np.float32).transpose(2, 0, 3, 1, 4)
+    for q in (qkv[0], np.ascontiguousarray(qkv[0]), qkv[1], np.ascontiguousarray(qkv[2])):
+        k = rng.standard_normal((2, 4, 32, 197)).astype(np.float32)
+        got = L.batched_gemm(q, k)
+        assert got is not None
+        np.testing.assert_array_equal(got, _one_thread(lambda: np.matmul(q, k)))
