@@ -166,8 +166,8 @@ def batched_gemm(x, y):
 def _batch_plan(xshape, xstrides, yshape, ystrides, dtype):
     """What a batch-routine call needs for operands of these layouts, once per layout:
     the routine, the result's shape, each matrix's byte offset from its operand's start
-    (rows: x, y, the result), the integer, flag and scalar arguments; None where the
-    routine does not apply."""
+    (rows: x, y, the result), the addresses of the integer, flag and scalar arguments;
+    None where the routine does not apply."""
     routine = _batch_routine(dtype)
     if routine is None:
         return None
@@ -187,11 +187,9 @@ def _batch_plan(xshape, xstrides, yshape, ystrides, dtype):
     gemm, index, real = routine
     if max(la[1], lb[1], m, n, k, count) > np.iinfo(index).max:
         return None                     # a 32-bit BLAS and a dimension beyond its ints
-    shape = batch + (m, n)
-    out_strides = tuple(size * math.prod(shape[i + 1:]) for i in range(len(shape)))
     offsets = np.stack([_item_offsets(xshape, xstrides, batch),
                         _item_offsets(yshape, ystrides, batch),
-                        _item_offsets(shape, out_strides, batch)])
+                        np.arange(count, dtype=np.int64) * (m * n * size)])  # C-order result
     ints = np.array([m, n, k, la[1], lb[1], n, count], index)
     flags = np.array([la[0], lb[0]], np.intc)
     scalars = np.array([1, 0], real)
@@ -200,7 +198,8 @@ def _batch_plan(xshape, xstrides, yshape, ystrides, dtype):
     at, step, f, r = ints.ctypes.data, ints.itemsize, flags.ctypes.data, scalars.ctypes.data
     args = (f, f + 4, at, at + step, at + 2 * step, at + 3 * step, at + 4 * step, r,
             r + size, at + 5 * step, at + 6 * step)   # the addresses of the routine's arguments
-    return gemm, shape, offsets, args, (ints, flags, scalars)   # (the last: kept alive)
+    # the last item keeps the arrays that ``args`` points into alive
+    return gemm, batch + (m, n), offsets, args, (ints, flags, scalars)
 
 
 def _item_layout(shape, strides, size):
